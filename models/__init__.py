@@ -1,0 +1,46 @@
+"""Plain typed records shared by every part of recall; no I/O here."""
+
+from .errors import (
+    IndexMismatch,
+    IndexUnavailable,
+    InvalidInput,
+    InvalidQuery,
+    InvalidSession,
+    NotFound,
+    PayloadTooLarge,
+    RecallError,
+    UnsafeSessionId,
+    WriterBusy,
+)
+from .hits import MessageHit, SearchFilters, SearchRequest, SearchResponse, SessionHit
+from .ids import check_session_id
+from .parse import parse_session, parse_time, text_of
+from .session import Decision, Feedback, Message, Session
+from .tokens import estimate_tokens
+
+__all__ = [
+    "Decision",
+    "Feedback",
+    "IndexMismatch",
+    "IndexUnavailable",
+    "InvalidInput",
+    "InvalidQuery",
+    "InvalidSession",
+    "Message",
+    "MessageHit",
+    "NotFound",
+    "PayloadTooLarge",
+    "RecallError",
+    "SearchFilters",
+    "SearchRequest",
+    "SearchResponse",
+    "Session",
+    "SessionHit",
+    "UnsafeSessionId",
+    "WriterBusy",
+    "check_session_id",
+    "estimate_tokens",
+    "parse_session",
+    "parse_time",
+    "text_of",
+]

@@ -1,0 +1,59 @@
+"""Search requests and results: sessions, best first, each with its best messages."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import msgspec
+
+__all__ = ["MessageHit", "SearchFilters", "SearchRequest", "SearchResponse", "SessionHit"]
+
+SearchMode = Literal["hybrid", "keyword", "vector"]
+
+
+class SearchFilters(msgspec.Struct, frozen=True, omit_defaults=True):
+    """Applied inside both indexes, before the top-k cut. Dates are inclusive YYYY-MM-DD."""
+
+    since: str | None = None
+    until: str | None = None
+    channel: str | None = None
+    participant: str | None = None
+    role: str | None = None
+    session: str | None = None
+
+    def is_empty(self) -> bool:
+        return self == SearchFilters()
+
+
+class SearchRequest(msgspec.Struct, frozen=True, omit_defaults=True):
+    query: str
+    mode: SearchMode = "hybrid"
+    filters: SearchFilters = SearchFilters()
+    limit: int = 10
+    messages_per_session: int = 3
+
+
+class MessageHit(msgspec.Struct, frozen=True):
+    id: str | None  # None for a hit on the session's summary, topics or decisions
+    role: str
+    time: str | None
+    snippet: str
+    score: float
+    # [start, end) character offsets of matched words inside snippet
+    highlights: tuple[tuple[int, int], ...] = ()
+
+
+class SessionHit(msgspec.Struct, frozen=True):
+    session_id: str
+    date: str
+    channel: str | None
+    score: float
+    messages: tuple[MessageHit, ...]
+    title: str | None = None
+    # the fused score split by source: rank contributions and raw scores
+    score_parts: dict[str, float] = {}
+
+
+class SearchResponse(msgspec.Struct, frozen=True):
+    query: str
+    results: tuple[SessionHit, ...]

@@ -1,0 +1,39 @@
+"""Session ids become file names, so only ids that are safe as one are accepted."""
+
+from __future__ import annotations
+
+import re
+
+from .errors import UnsafeSessionId
+
+__all__ = ["MAX_ID_LENGTH", "check_session_id"]
+
+MAX_ID_LENGTH = 200
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+# Names Windows reserves; a copied archive must still open there.
+_RESERVED = {"con", "prn", "aux", "nul"} | {f"com{i}" for i in range(1, 10)} | {
+    f"lpt{i}" for i in range(1, 10)
+}
+
+
+def check_session_id(value: object) -> str:
+    """Return value if it is a safe session id, else raise UnsafeSessionId saying why."""
+    if not isinstance(value, str):
+        raise UnsafeSessionId(f"session id must be a string, got {type(value).__name__}")
+    if not value.strip():
+        raise UnsafeSessionId("session id is empty")
+    if len(value) > MAX_ID_LENGTH:
+        raise UnsafeSessionId(f"session id is {len(value)} characters long (limit {MAX_ID_LENGTH})")
+    if "/" in value or "\\" in value:
+        raise UnsafeSessionId("session id contains a path separator")
+    if ".." in value:
+        raise UnsafeSessionId("session id contains '..'")
+    if _CONTROL.search(value):
+        raise UnsafeSessionId("session id contains a control character")
+    if value != value.strip():
+        raise UnsafeSessionId("session id starts or ends with whitespace")
+    if value.startswith("."):
+        raise UnsafeSessionId("session id starts with '.'")
+    if value.split(".")[0].lower() in _RESERVED:
+        raise UnsafeSessionId(f"session id {value!r} is a reserved device name")
+    return value
