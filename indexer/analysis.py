@@ -1,0 +1,194 @@
+"""Text analysis shared by indexing, querying, highlighting and the hash embedder.
+
+Tantivy gets pre-analyzed, space-joined tokens (its `whitespace` tokenizer then only splits),
+so index and query sides are analyzed by exactly the same Python code:
+- English (and other Latin/Greek/Cyrillic) words: lowercased, Snowball-stemmed.
+- Identifiers (`snake_case_name`, `v2.3.1`, `os.path.join`, `ERR_CONNECTION_REFUSED`):
+  kept whole in `body`, their pieces go to `parts`, so both spellings are findable.
+- Chinese, Japanese, Korean runs: overlapping character bigrams in `body` (phrase positions
+  keep "升级" adjacent to "级和"), single characters in `chars` for one-character queries.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+import Stemmer
+
+__all__ = [
+    "Analyzed",
+    "QueryTerms",
+    "analyze",
+    "analyze_query",
+    "is_cjk_text",
+    "match_spans",
+]
+
+_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
+_WORD_CHAR = "0-9a-z\u00c0-\u024f\u0370-\u03ff\u0400-\u04ff\uff10-\uff19\uff21-\uff3a\uff41-\uff5a"
+# A word, or an identifier: words joined by _ . - / : @ without spaces.
+_TOKEN = re.compile(
+    rf"(?P<cjk>[{_CJK}]+)|(?P<word>[{_WORD_CHAR}]+(?:[._\-/:@][{_WORD_CHAR}]+)*)", re.IGNORECASE
+)
+_JOINER = re.compile(r"[._\-/:@]")
+_QUOTED = re.compile(r"[\"“”「」『』]([^\"“”「」『』]+)[\"“”「」『』]")
+
+_STEMMER = Stemmer.Stemmer("english")
+_STEMMER.maxCacheSize = 100_000
+
+# Query-side only: words that carry no topic. The index keeps them, so quoted phrases still work.
+STOP_WORDS = frozenset(
+    """a about above after again against all am an and any are as at be because been before
+    being below between both but by can could did do does doing down during each few for from
+    further had has have having he her here hers herself him himself his how i if in into is it
+    its itself just me more most my myself no nor not of off on once only or other our ours
+    ourselves out over own same she should so some such than that the their theirs them
+    themselves then there these they this those through to too under until up very was we were
+    what when where which while who whom why will with would you your yours yourself yourselves
+    s t d ll m re ve said say says tell told remember recall mentioned mention ever""".split()
+)
+# Chinese question scaffolding ("我之前说过…", "记得…吗"), removed before bigrams are formed;
+# longest first so that "我之前说过" goes before "之前".
+_CJK_STOP_PHRASES = sorted(
+    """我之前说过 之前说过 我之前提过 我说过 我提过 你还记得 还记得 记得 说过 提过 之前 以前
+    我们 你们 什么 怎么 怎样 为什么 哪个 哪些 哪里 是不是 有没有 一下 来着 的时候 关于 告诉
+    吗 呢 吧 啊 呀 了 的 么""".split(),
+    key=len,
+    reverse=True,
+)
+_CJK_STOP = re.compile("|".join(map(re.escape, _CJK_STOP_PHRASES)))
+
+
+@dataclass(slots=True)
+class Analyzed:
+    body: list[str] = field(default_factory=list)
+    parts: list[str] = field(default_factory=list)
+    chars: list[str] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class QueryTerms:
+    body: list[str] = field(default_factory=list)
+    parts: list[str] = field(default_factory=list)
+    chars: list[str] = field(default_factory=list)
+    phrases: list[list[str]] = field(default_factory=list)
+    cjk_strings: list[str] = field(default_factory=list)  # for highlighting
+
+    def is_empty(self) -> bool:
+        return not (self.body or self.parts or self.chars or self.phrases)
+
+
+def _normalize(text: str) -> str:
+    return unicodedata.normalize("NFKC", text)
+
+
+@lru_cache(maxsize=200_000)
+def _stem(word: str) -> str:
+    return _STEMMER.stemWord(word)
+
+
+def _bigrams(run: str) -> list[str]:
+    if len(run) == 1:
+        return [run]
+    return [run[i : i + 2] for i in range(len(run) - 1)]
+
+
+def analyze(text: str) -> Analyzed:
+    """Index-side analysis of one text."""
+    out = Analyzed()
+    for match in _TOKEN.finditer(_normalize(text)):
+        cjk = match.group("cjk")
+        if cjk:
+            out.body.extend(_bigrams(cjk))
+            out.chars.extend(cjk)
+            continue
+        word = match.group("word").lower()
+        if _JOINER.search(word):
+            out.body.append(word)
+            out.parts.extend(_stem(p) for p in _JOINER.split(word) if p)
+        else:
+            out.body.append(_stem(word))
+    return out
+
+
+def analyze_query(query: str) -> QueryTerms:
+    """Query-side analysis: topic words only, plus quoted phrases kept whole."""
+    terms = QueryTerms()
+    normalized = _normalize(query)
+    for quoted in _QUOTED.findall(normalized):
+        phrase = analyze(quoted).body
+        if phrase:
+            terms.phrases.append(phrase)
+    for match in _TOKEN.finditer(normalized):
+        cjk = match.group("cjk")
+        if cjk:
+            for run in _CJK_STOP.split(cjk):
+                if not run:
+                    continue
+                terms.cjk_strings.append(run)
+                if len(run) == 1:
+                    terms.chars.append(run)
+                else:
+                    terms.body.extend(_bigrams(run))
+            continue
+        word = match.group("word").lower()
+        if _JOINER.search(word):
+            terms.body.append(word)
+            terms.parts.extend(_stem(p) for p in _JOINER.split(word) if p and p not in STOP_WORDS)
+        elif word not in STOP_WORDS:
+            stem = _stem(word)
+            terms.body.append(stem)
+            terms.parts.append(stem)
+    terms.body = _dedupe(terms.body)
+    terms.parts = _dedupe(terms.parts)
+    terms.chars = _dedupe(terms.chars)
+    return terms
+
+
+def match_spans(text: str, terms: QueryTerms) -> list[tuple[int, int]]:
+    """Character spans of text that match the query's terms, for highlighting."""
+    wanted = set(terms.body) | set(terms.parts) | {t for p in terms.phrases for t in p}
+    cjk_wanted = [s for s in terms.cjk_strings if s] + [t for t in wanted if is_cjk_text(t)]
+    spans: list[tuple[int, int]] = []
+    for match in _TOKEN.finditer(text):
+        if match.group("cjk"):
+            run, offset = match.group("cjk"), match.start()
+            for needle in cjk_wanted:
+                start = run.find(needle)
+                while start != -1:
+                    spans.append((offset + start, offset + start + len(needle)))
+                    start = run.find(needle, start + 1)
+            continue
+        word = _normalize(match.group("word")).lower()
+        pieces = _JOINER.split(word)
+        if word in wanted or _stem(word) in wanted or any(_stem(p) in wanted for p in pieces):
+            spans.append((match.start(), match.end()))
+    return _merge(spans)
+
+
+def is_cjk_text(text: str) -> bool:
+    """True when most letters of text are CJK (drives language-aware fusion)."""
+    cjk = sum(1 for ch in text if _is_cjk_char(ch))
+    latin = sum(1 for ch in text if ch.isascii() and ch.isalpha())
+    return cjk > 0 and cjk >= latin / 4
+
+
+def _is_cjk_char(ch: str) -> bool:
+    return bool(re.match(f"[{_CJK}]", ch))
+
+
+def _merge(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(spans):
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+        else:
+            merged.append((start, end))
+    return merged
+
+
+def _dedupe(items: list[str]) -> list[str]:
+    return list(dict.fromkeys(items))

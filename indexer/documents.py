@@ -1,0 +1,128 @@
+"""Turn a Session into index documents: one per message, one for the session itself
+(title, summary, topics, decisions, feedback), and embedding passages for the vector side."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from models import Session
+
+__all__ = ["Doc", "Passage", "session_documents", "split_passages", "doc_key", "day_number"]
+
+# A keyword document indexes at most this much text; the archive keeps everything.
+MAX_INDEXED_CHARS = 100_000
+# Passages are cut by an estimate of model tokens: CJK characters ~1 token, other text ~1/4.
+PASSAGE_TOKENS = 200
+MAX_PASSAGES_PER_DOC = 16
+
+_CJK_CHAR = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
+_BREAK = re.compile(r"(?<=[.!?。！？；;\n])")
+
+
+@dataclass(frozen=True, slots=True)
+class Doc:
+    key: str
+    session_id: str
+    message_id: str | None  # None: the session document
+    role: str
+    time: str | None
+    day: int  # session date as YYYYMMDD, the unit of date filters
+    channel: str
+    participants: tuple[str, ...]  # lowercased
+    speaker: str | None
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Passage:
+    doc: Doc
+    index: int
+    text: str
+
+    @property
+    def passage_id(self) -> str:
+        return f"{self.doc.key}#{self.index}"
+
+
+def doc_key(session_id: str, message_id: str | None) -> str:
+    return f"{session_id}\x1f{message_id or ''}"
+
+
+def day_number(date: str) -> int:
+    return int(date[:10].replace("-", ""))
+
+
+def session_documents(session: Session) -> list[Doc]:
+    participants = tuple(p.lower() for p in session.participants)
+    channel = (session.channel or "").lower()
+    day = day_number(session.date)
+    docs = []
+    header = session_text(session)
+    if header:
+        docs.append(
+            Doc(doc_key(session.session_id, None), session.session_id, None, "summary",
+                session.archived_at or session.date, day, channel, participants, None, header)
+        )
+    for message in session.messages:
+        if not message.content.strip():
+            continue
+        docs.append(
+            Doc(doc_key(session.session_id, message.id), session.session_id, message.id,
+                message.role, message.time, day, channel, participants, message.speaker,
+                message.content)
+        )
+    return docs
+
+
+def session_text(session: Session) -> str:
+    parts = [session.title or "", session.summary or "", " · ".join(session.topics)]
+    parts += [d.text + (f" ({d.context})" if d.context else "") for d in session.decisions]
+    parts += [f.user for f in session.feedback]
+    return "\n".join(p for p in parts if p.strip())
+
+
+def split_passages(doc: Doc) -> list[Passage]:
+    """Cut a document into passages of about PASSAGE_TOKENS, at sentence ends where possible."""
+    text = doc.text[:MAX_INDEXED_CHARS]
+    passages: list[str] = []
+    current, budget = "", 0.0
+    for sentence in _pieces(text):
+        cost = _tokens(sentence)
+        if current and budget + cost > PASSAGE_TOKENS:
+            passages.append(current)
+            current, budget = "", 0.0
+            if len(passages) == MAX_PASSAGES_PER_DOC:
+                break
+        current += sentence
+        budget += cost
+    if current.strip() and len(passages) < MAX_PASSAGES_PER_DOC:
+        passages.append(current)
+    return [Passage(doc, i, p.strip()) for i, p in enumerate(passages) if p.strip()]
+
+
+def _tokens(text: str) -> float:
+    cjk = len(_CJK_CHAR.findall(text))
+    return cjk + (len(text) - cjk) / 4
+
+
+def _pieces(text: str) -> list[str]:
+    out = []
+    for sentence in _BREAK.split(text):
+        # a sentence longer than a passage (a log line, a wall of CJK) is cut by length
+        while _tokens(sentence) > PASSAGE_TOKENS:
+            cut = _cut_point(sentence)
+            out.append(sentence[:cut])
+            sentence = sentence[cut:]
+        if sentence:
+            out.append(sentence)
+    return out
+
+
+def _cut_point(text: str) -> int:
+    budget = 0.0
+    for i, ch in enumerate(text):
+        budget += 1 if _CJK_CHAR.match(ch) else 0.25
+        if budget > PASSAGE_TOKENS:
+            return max(i, 1)
+    return len(text)

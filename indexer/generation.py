@@ -1,0 +1,76 @@
+"""An index generation: a Tantivy index and a LanceDB table built together, with a record of
+how they were built. A generation opened with another embedder refuses to serve vectors."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+from models import IndexMismatch, IndexUnavailable
+
+from .keyword_store import KeywordIndex
+from .layout import atomic_write
+from .vector_store import VectorIndex
+
+__all__ = ["SCHEMA_VERSION", "Generation"]
+
+SCHEMA_VERSION = 1
+
+
+class Generation:
+    def __init__(self, path: Path, meta: dict) -> None:
+        self.path = path
+        self.meta = meta
+        self.keyword = KeywordIndex(path / "keyword")
+        self._vectors: VectorIndex | None = None
+
+    @classmethod
+    def create(cls, path: Path, embedder_name: str, dim: int) -> Generation:
+        path.mkdir(parents=True, exist_ok=True)
+        meta = {"schema": SCHEMA_VERSION, "embedder": embedder_name, "dim": dim,
+                "created": time.time()}
+        atomic_write(path / "meta.json", json.dumps(meta, indent=1).encode())
+        return cls(path, meta)
+
+    @classmethod
+    def open(cls, path: Path) -> Generation:
+        try:
+            meta = json.loads((path / "meta.json").read_text())
+        except (FileNotFoundError, json.JSONDecodeError) as exc:
+            raise IndexUnavailable(
+                f"index at {path} is missing or damaged ({exc}); run `recall reindex`") from exc
+        if meta.get("schema") != SCHEMA_VERSION:
+            raise IndexMismatch(
+                f"index at {path} has schema {meta.get('schema')}, this recall needs "
+                f"{SCHEMA_VERSION}; run `recall reindex`")
+        return cls(path, meta)
+
+    @property
+    def embedder_name(self) -> str:
+        return str(self.meta["embedder"])
+
+    @property
+    def dim(self) -> int:
+        return int(self.meta["dim"])
+
+    def check_embedder(self, embedder_name: str) -> None:
+        if embedder_name != self.embedder_name:
+            raise IndexMismatch(
+                f"the index was built with embedder {self.embedder_name!r}, but the configured "
+                f"embedder is {embedder_name!r}. Run `recall reindex` to rebuild it with "
+                f"{embedder_name!r}, or set RECALL_EMBEDDER={self.embedder_name} to keep it.")
+
+    @property
+    def vectors(self) -> VectorIndex:
+        if self._vectors is None:
+            self._vectors = VectorIndex(self.path / "vectors", self.dim)
+        return self._vectors
+
+    def refresh(self) -> None:
+        self.keyword.refresh()
+        if self._vectors is not None:
+            self._vectors.refresh()
+
+    def close(self) -> None:
+        self.keyword.close()

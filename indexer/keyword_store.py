@@ -1,0 +1,201 @@
+"""The keyword side: a Tantivy index of pre-analyzed documents (see analysis.py), BM25 ranked."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import tantivy
+
+from models import SearchFilters
+
+from .analysis import QueryTerms, analyze
+from .documents import MAX_INDEXED_CHARS, Doc, day_number
+
+__all__ = ["KeywordHit", "KeywordIndex", "StoredDoc"]
+
+# Field weights: the words of a message count most; identifier pieces, single CJK
+# characters and names are weaker evidence.
+BOOST_BODY = 1.0
+BOOST_PHRASE = 2.0
+BOOST_PARTS = 0.4
+BOOST_CHARS = 0.3
+BOOST_NAMES = 0.3
+
+
+def _schema() -> tantivy.Schema:
+    sb = tantivy.SchemaBuilder()
+    for name in ("key", "session_id", "message_id", "role", "channel", "participant"):
+        sb.add_text_field(name, stored=True, tokenizer_name="raw", index_option="basic")
+    sb.add_integer_field("day", stored=True, indexed=True, fast=True)
+    sb.add_text_field("body", tokenizer_name="whitespace", index_option="position")
+    for name in ("parts", "chars", "names"):
+        sb.add_text_field(name, tokenizer_name="whitespace", index_option="freq")
+    sb.add_bytes_field("stored", stored=True, indexed=False)  # time\x1fspeaker\x1ftext
+    return sb.build()
+
+
+@dataclass(frozen=True, slots=True)
+class KeywordHit:
+    key: str
+    session_id: str
+    message_id: str | None
+    score: float
+
+
+@dataclass(frozen=True, slots=True)
+class StoredDoc:
+    key: str
+    session_id: str
+    message_id: str | None
+    role: str
+    time: str | None
+    speaker: str | None
+    text: str
+    day: int
+    channel: str
+
+
+class KeywordIndex:
+    def __init__(self, path: Path) -> None:
+        path.mkdir(parents=True, exist_ok=True)
+        self.schema = _schema()
+        self.index = tantivy.Index(self.schema, path=str(path), reuse=True)
+        self._writer: tantivy.IndexWriter | None = None
+
+    # writing
+    def _w(self) -> tantivy.IndexWriter:
+        if self._writer is None:
+            self._writer = self.index.writer(heap_size=128_000_000, num_threads=1)
+        return self._writer
+
+    def delete_sessions(self, session_ids: Iterable[str]) -> None:
+        writer = self._w()
+        for session_id in session_ids:
+            writer.delete_documents_by_term("session_id", session_id)
+
+    def add(self, docs: Iterable[Doc]) -> None:
+        writer = self._w()
+        for doc in docs:
+            writer.add_document(self._document(doc))
+
+    def commit(self) -> None:
+        if self._writer is not None:
+            self._writer.commit()
+
+    def close(self) -> None:
+        if self._writer is not None:
+            self._writer.commit()
+            self._writer.wait_merging_threads()
+            self._writer = None
+
+    @staticmethod
+    def _document(doc: Doc) -> tantivy.Document:
+        text = doc.text[:MAX_INDEXED_CHARS]
+        analyzed = analyze(text)
+        names = analyze(" ".join(filter(None, (doc.speaker, *doc.participants)))).body
+        return tantivy.Document(
+            key=doc.key,
+            session_id=doc.session_id,
+            message_id=doc.message_id or "",
+            role=doc.role,
+            channel=doc.channel,
+            participant=list(doc.participants) or [""],
+            day=doc.day,
+            body=" ".join(analyzed.body),
+            parts=" ".join(analyzed.parts),
+            chars=" ".join(analyzed.chars),
+            names=" ".join(names),
+            stored="\x1f".join((doc.time or "", doc.speaker or "", text)).encode(),
+        )
+
+    # reading
+    def refresh(self) -> None:
+        self.index.reload()
+
+    def num_docs(self) -> int:
+        return self.index.searcher().num_docs
+
+    def session_ids(self) -> dict[str, int]:
+        """Message documents per session (the session document is not counted)."""
+        searcher = self.index.searcher()
+        counts: dict[str, int] = {}
+        result = searcher.search(tantivy.Query.all_query(), limit=max(searcher.num_docs, 1))
+        for _score, address in result.hits:
+            doc = searcher.doc(address)
+            session_id = doc.get_first("session_id")
+            counts.setdefault(session_id, 0)
+            if doc.get_first("message_id"):
+                counts[session_id] += 1
+        return counts
+
+    def search(self, terms: QueryTerms, filters: SearchFilters, limit: int) -> list[KeywordHit]:
+        text_query = self._text_query(terms)
+        if text_query is None:
+            return []
+        query = self._with_filters(text_query, filters)
+        searcher = self.index.searcher()
+        hits = []
+        for score, address in searcher.search(query, limit=limit, count=False).hits:
+            doc = searcher.doc(address)
+            hits.append(
+                KeywordHit(doc.get_first("key"), doc.get_first("session_id"),
+                           doc.get_first("message_id") or None, float(score))
+            )
+        return hits
+
+    def fetch(self, keys: Sequence[str]) -> dict[str, StoredDoc]:
+        if not keys:
+            return {}
+        searcher = self.index.searcher()
+        query = tantivy.Query.term_set_query(self.schema, "key", list(keys))
+        out = {}
+        for _score, address in searcher.search(query, limit=len(keys), count=False).hits:
+            doc = searcher.doc(address)
+            time, speaker, text = bytes(doc.get_first("stored")).decode().split("\x1f", 2)
+            key = doc.get_first("key")
+            out[key] = StoredDoc(key, doc.get_first("session_id"),
+                                 doc.get_first("message_id") or None, doc.get_first("role"),
+                                 time or None, speaker or None, text, doc.get_first("day"),
+                                 doc.get_first("channel"))
+        return out
+
+    def _text_query(self, terms: QueryTerms) -> tantivy.Query | None:
+        Q, schema = tantivy.Query, self.schema
+        should: list[tuple[tantivy.Occur, tantivy.Query]] = []
+
+        def add(field: str, tokens: Iterable[str], boost: float) -> None:
+            for token in tokens:
+                should.append((tantivy.Occur.Should,
+                               Q.boost_query(Q.term_query(schema, field, token), boost)))
+
+        add("body", terms.body, BOOST_BODY)
+        add("parts", terms.parts, BOOST_PARTS)
+        add("chars", terms.chars, BOOST_CHARS)
+        add("names", terms.body, BOOST_NAMES)
+        must = []
+        for phrase in terms.phrases:
+            clause = (Q.term_query(schema, "body", phrase[0]) if len(phrase) == 1
+                      else Q.phrase_query(schema, "body", phrase))
+            must.append((tantivy.Occur.Must, Q.boost_query(clause, BOOST_PHRASE)))
+        if not should and not must:
+            return None
+        if should:
+            must.append((tantivy.Occur.Must, Q.boolean_query(should)))
+        return must[0][1] if len(must) == 1 else Q.boolean_query(must)
+
+    def _with_filters(self, query: tantivy.Query, filters: SearchFilters) -> tantivy.Query:
+        Q, schema = tantivy.Query, self.schema
+        clauses = [(tantivy.Occur.Must, query)]
+        if filters.since or filters.until:
+            low = day_number(filters.since) if filters.since else None
+            high = day_number(filters.until) if filters.until else None
+            clauses.append((tantivy.Occur.Must, Q.range_query(
+                schema, "day", tantivy.FieldType.Integer, low, high)))
+        for field, value in (("channel", filters.channel), ("participant", filters.participant),
+                             ("role", filters.role), ("session_id", filters.session)):
+            if value:
+                value = value if field == "session_id" else value.lower()
+                clauses.append((tantivy.Occur.Must, Q.term_query(schema, field, value)))
+        return query if len(clauses) == 1 else Q.boolean_query(clauses)
