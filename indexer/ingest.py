@@ -1,0 +1,403 @@
+"""Ingest: validate, redact, archive, then index in both stores, crash-safely and incrementally.
+
+Order for every batch of sessions (see state.py):
+  1. state: mark `pending`      2. archive files (atomic)      3. embed passages
+  4. Tantivy: delete + add + commit      5. LanceDB: delete + add      6. state: `indexed`
+A crash anywhere leaves `pending` rows that the next writer re-indexes from the archive, and
+deletes by session id make every step safe to repeat: no session ends up in one store only,
+none is duplicated.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import shutil
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from models import IndexUnavailable, InvalidSession, NotFound, RecallError, Session, parse_session
+
+from .documents import session_documents, split_passages
+from .embedders import Embedder
+from .generation import Generation
+from .layout import DataDir, atomic_write
+from .lock import WriterLock
+from .progress import ProgressFactory, silent_progress
+from .redact import redact_value
+from .sources import discover, file_hash, load_file, quarantine
+from .state import SessionRow, State
+
+__all__ = ["IndexReport", "Ingestor", "Rejection"]
+
+log = logging.getLogger(__name__)
+
+
+
+
+@dataclass(frozen=True, slots=True)
+class Rejection:
+    path: str
+    reason: str
+
+
+@dataclass
+class IndexReport:
+    indexed: int = 0
+    unchanged: int = 0
+    rejected: list[Rejection] = field(default_factory=list)
+    seconds: float = 0.0
+    messages: int = 0
+    files: int = 0
+    redacted: Counter[str] = field(default_factory=Counter)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "indexed": self.indexed,
+            "unchanged": self.unchanged,
+            "rejected": [{"path": r.path, "reason": r.reason} for r in self.rejected],
+            "seconds": round(self.seconds, 3),
+            "messages": self.messages,
+            "files": self.files,
+            "redacted": dict(self.redacted),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class _Prepared:
+    session: Session
+    archive_bytes: bytes
+    content_hash: str
+    source: str | None  # input path, for the incremental skip
+    source_hash: str | None
+
+
+def normalize(raw: dict[str, Any], fallback_id: str | None) -> tuple[Session, bytes, Counter[str]]:
+    """Redact first, then parse: nothing unredacted is ever kept."""
+    redacted, counts = redact_value(raw)
+    session = parse_session(redacted, fallback_id=fallback_id)
+    return session, msgspec.json.format(msgspec.json.encode(session), indent=1), counts
+
+
+class Ingestor:
+    def __init__(
+        self,
+        data: DataDir,
+        embedder: Embedder,
+        *,
+        max_file_bytes: int = 50_000_000,
+        batch_sessions: int = 32,
+        lock_wait: float = 30.0,
+        progress: ProgressFactory = silent_progress,
+    ) -> None:
+        self.data = data.ensure()
+        self.embedder = embedder
+        self.max_file_bytes = max_file_bytes
+        self.batch_sessions = batch_sessions
+        self.lock_wait = lock_wait
+        self.progress = progress
+
+    # public operations, each under the writer lock
+    def index_paths(self, paths: Sequence[Path]) -> IndexReport:
+        started = time.monotonic()
+        report = IndexReport()
+        with WriterLock(self.data.lock_file, self.lock_wait), self._session() as (state, gen):
+            files = list(discover(paths))
+            report.files = len(files)
+            bar = self.progress(len(files), "indexing")
+            batch: list[_Prepared] = []
+            claimed: dict[str, tuple[str, str]] = {}  # session id -> (path, hash) this run
+            for path in files:
+                for prepared in self._prepare_file(path, state, report, claimed):
+                    batch.append(prepared)
+                    if len(batch) >= self.batch_sessions:
+                        self._flush(batch, state, gen, report)
+                        batch = []
+                bar.update(1)
+            self._flush(batch, state, gen, report)
+            bar.close()
+            if report.indexed:
+                gen.vectors.optimize()
+        report.seconds = time.monotonic() - started
+        return report
+
+    def ingest_record(self, raw: dict[str, Any]) -> tuple[str, bool]:
+        """Ingest one session record (e.g. from the HTTP API). Returns (id, changed)."""
+        session, archive_bytes, _ = normalize(raw, None)
+        with WriterLock(self.data.lock_file, self.lock_wait), self._session() as (state, gen):
+            prepared = _Prepared(session, archive_bytes, _sha(archive_bytes), None, None)
+            row = state.session(session.session_id)
+            if row and row.status == "indexed" and row.content_hash == prepared.content_hash:
+                return session.session_id, False
+            self._flush([prepared], state, gen, IndexReport())
+        return session.session_id, True
+
+    def delete(self, session_id: str) -> None:
+        with WriterLock(self.data.lock_file, self.lock_wait), self._session() as (state, gen):
+            if state.session(session_id) is None:
+                raise NotFound(f"no session {session_id!r}")
+            state.set_status([session_id], "deleting")
+            self._finish_deletes([session_id], state, gen)
+
+    def reindex(self) -> IndexReport:
+        """Rebuild both indexes from the archive into a new generation, then switch to it."""
+        started = time.monotonic()
+        report = IndexReport()
+        with WriterLock(self.data.lock_file, self.lock_wait):
+            state = State(self.data.state_db)
+            try:
+                for row in state.sessions("deleting"):  # a delete a crash interrupted
+                    (self.data.archive / row.archive_path).unlink(missing_ok=True)
+                    state.forget([row.session_id])
+                old = self.data.current_generation()
+                name = f"gen-{time.strftime('%Y%m%d-%H%M%S')}-{time.time_ns() % 10**6:06d}"
+                gen = Generation.create(self.data.generation(name), self.embedder.name,
+                                        self.embedder.dim)
+                archive_files = sorted(self.data.archive.rglob("*.json"))
+                bar = self.progress(len(archive_files), "reindexing")
+                batch: list[_Prepared] = []
+                for path in archive_files:
+                    prepared = self._prepare_archived(path, report)
+                    if prepared:
+                        batch.append(prepared)
+                    if len(batch) >= self.batch_sessions:
+                        self._write_indexes(batch, gen)
+                        report.indexed += len(batch)
+                        batch = []
+                    bar.update(1)
+                self._write_indexes(batch, gen)
+                report.indexed += len(batch)
+                bar.close()
+                gen.vectors.optimize()
+                gen.close()
+                self._adopt_archive(state, archive_files)
+                self.data.set_current_generation(name)
+                self._drop_old_generations(keep={name, old})
+            finally:
+                state.close()
+        report.seconds = time.monotonic() - started
+        return report
+
+    def reconcile(self) -> int:
+        """Finish what a crashed writer left: returns how many sessions were repaired."""
+        with WriterLock(self.data.lock_file, self.lock_wait), self._session(reconcile=False) as (
+            state, gen
+        ):
+            return self._reconcile(state, gen)
+
+    # internals
+    def _session(self, reconcile: bool = True) -> _WriteSession:
+        return _WriteSession(self, reconcile)
+
+    def open_generation(self) -> Generation:
+        name = self.data.current_generation()
+        if name is None:
+            name = "gen-initial"
+            gen = Generation.create(self.data.generation(name), self.embedder.name,
+                                    self.embedder.dim)
+            self.data.set_current_generation(name)
+            return gen
+        gen = Generation.open(self.data.generation(name))
+        gen.check_embedder(self.embedder.name)
+        return gen
+
+    def _prepare_file(self, path: Path, state: State, report: IndexReport,
+                      claimed: dict[str, tuple[str, str]]) -> list[_Prepared]:
+        source = str(path.resolve())
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            report.rejected.append(Rejection(str(path), f"cannot read: {exc.strerror}"))
+            return []
+        digest = file_hash(data)
+        if state.source_hash(source) == digest:
+            report.unchanged += 1
+            return []
+        try:
+            raws = load_file(path, data, self.max_file_bytes)
+            out = []
+            for raw in raws:
+                session, archive_bytes, counts = normalize(raw.record, raw.fallback_id)
+                content_hash = _sha(archive_bytes)
+                earlier = claimed.get(session.session_id)
+                if earlier and earlier[1] != content_hash:
+                    raise InvalidSession(
+                        f"session id {session.session_id!r} was already read from {earlier[0]} "
+                        "in this run with different content")
+                if earlier:  # the same session again (a copy): already queued
+                    report.unchanged += 1
+                    continue
+                claimed[session.session_id] = (str(path), content_hash)
+                report.redacted.update(counts)
+                row = state.session(session.session_id)
+                if row and row.status == "indexed" and row.content_hash == content_hash:
+                    report.unchanged += 1
+                    state.record_sources([(source, digest, session.session_id)])
+                    continue
+                out.append(_Prepared(session, archive_bytes, content_hash, source, digest))
+            return out
+        except RecallError as exc:
+            self._reject(path, data, exc.detail, report)
+        except (ValueError, TypeError, OverflowError, RecursionError) as exc:
+            self._reject(path, data, f"unreadable session: {exc}", report)
+        return []
+
+    def _reject(self, path: Path, data: bytes, reason: str, report: IndexReport) -> None:
+        log.warning("rejected %s: %s", path, reason)
+        report.rejected.append(Rejection(str(path), reason))
+        try:
+            quarantine(self.data.quarantine, path, data, reason)
+        except OSError as exc:  # quarantine is a courtesy; never fail the batch for it
+            log.warning("could not quarantine %s: %s", path, exc)
+
+    def _prepare_archived(self, path: Path, report: IndexReport) -> _Prepared | None:
+        data = path.read_bytes()
+        try:
+            session, archive_bytes, _ = normalize(msgspec.json.decode(data), path.stem)
+        except (RecallError, msgspec.DecodeError) as exc:
+            report.rejected.append(Rejection(str(path), f"archived file unreadable: {exc}"))
+            return None
+        return _Prepared(session, data, _sha(data), None, None)
+
+    def _flush(self, batch: list[_Prepared], state: State, gen: Generation,
+               report: IndexReport) -> None:
+        if not batch:
+            return
+        old_paths = {}
+        for p in batch:
+            row = state.session(p.session.session_id)
+            if row:
+                old_paths[p.session.session_id] = self.data.archive / row.archive_path
+        state.mark(self._row(p, "pending") for p in batch)
+        for p in batch:
+            target = self.data.archive_path(p.session.session_id, p.session.date)
+            atomic_write(target, p.archive_bytes)
+            old = old_paths.get(p.session.session_id)
+            if old and Path(old) != target:
+                Path(old).unlink(missing_ok=True)
+        self._write_indexes(batch, gen)
+        state.set_status([p.session.session_id for p in batch], "indexed")
+        state.record_sources((p.source, p.source_hash, p.session.session_id)
+                             for p in batch if p.source and p.source_hash)
+        report.indexed += len(batch)
+        report.messages += sum(len(p.session.messages) for p in batch)
+
+    def _write_indexes(self, batch: Sequence[_Prepared], gen: Generation) -> None:
+        if not batch:
+            return
+        ids = [p.session.session_id for p in batch]
+        docs = [d for p in batch for d in session_documents(p.session)]
+        passages = [passage for doc in docs for passage in split_passages(doc)]
+        vectors = self.embedder.embed_passages([p.text for p in passages])
+        gen.keyword.delete_sessions(ids)
+        gen.keyword.add(docs)
+        gen.keyword.commit()
+        gen.vectors.delete_sessions(ids)
+        gen.vectors.add(passages, vectors)
+
+    def _row(self, p: _Prepared, status: str) -> SessionRow:
+        s = p.session
+        return SessionRow(s.session_id, p.content_hash,
+                          self._relative(self.data.archive_path(s.session_id, s.date)), s.date, s.channel,
+                          len(s.messages), status)
+
+    def _relative(self, path: Path) -> str:
+        # relative, so a data dir can be moved or copied whole
+        return str(path.relative_to(self.data.archive))
+
+    def _reconcile(self, state: State, gen: Generation) -> int:
+        deleting = [r.session_id for r in state.sessions("deleting")]
+        self._finish_deletes(deleting, state, gen)
+        pending = list(state.sessions("pending"))
+        known = {r.session_id for r in state.sessions()}
+        orphans = [p for p in self.data.archive.rglob("*.json") if p.stem not in known]
+        redo: list[_Prepared] = []
+        gone: list[str] = []
+        report = IndexReport()
+        for row in pending:
+            path = self.data.archive / row.archive_path
+            prepared = self._prepare_archived(path, report) if path.exists() else None
+            if prepared is None:
+                gone.append(row.session_id)
+            else:
+                redo.append(prepared)
+        redo += [p for p in (self._prepare_archived(path, report) for path in orphans) if p]
+        if gone:
+            gen.keyword.delete_sessions(gone)
+            gen.keyword.commit()
+            gen.vectors.delete_sessions(gone)
+            state.forget(gone)
+        for start in range(0, len(redo), self.batch_sessions):
+            self._flush(redo[start : start + self.batch_sessions], state, gen, report)
+        repaired = len(deleting) + len(gone) + len(redo)
+        if repaired:
+            log.warning("repaired %d sessions left unfinished by an interrupted writer", repaired)
+        return repaired
+
+    def _finish_deletes(self, session_ids: list[str], state: State, gen: Generation) -> None:
+        if not session_ids:
+            return
+        for session_id in session_ids:
+            row = state.session(session_id)
+            if row:
+                (self.data.archive / row.archive_path).unlink(missing_ok=True)
+        gen.keyword.delete_sessions(session_ids)
+        gen.keyword.commit()
+        gen.vectors.delete_sessions(session_ids)
+        state.forget(session_ids)
+
+    def _adopt_archive(self, state: State, archive_files: Iterable[Path]) -> None:
+        rows = []
+        for path in archive_files:
+            data = path.read_bytes()
+            try:
+                session = msgspec.json.decode(data, type=Session)
+            except msgspec.DecodeError:
+                continue
+            rows.append(SessionRow(session.session_id, _sha(data), self._relative(path), session.date,
+                                   session.channel, len(session.messages), "indexed"))
+        state.mark(rows)
+        present = {r.session_id for r in rows}
+        state.forget([r.session_id for r in state.sessions() if r.session_id not in present])
+
+    def _drop_old_generations(self, keep: set[str | None]) -> None:
+        # The previous generation stays until the next reindex: a server that still has it
+        # open keeps answering until it notices the switch.
+        for path in self.data.index_root.iterdir():
+            if path.is_dir() and path.name not in keep:
+                shutil.rmtree(path, ignore_errors=True)
+
+
+class _WriteSession:
+    """Opens state and the live generation for a writer and closes both, reconciling first."""
+
+    def __init__(self, ingestor: Ingestor, reconcile: bool) -> None:
+        self.ingestor = ingestor
+        self.reconcile = reconcile
+
+    def __enter__(self) -> tuple[State, Generation]:
+        self.state = State(self.ingestor.data.state_db)
+        try:
+            self.gen = self.ingestor.open_generation()
+        except IndexUnavailable:
+            self.state.close()
+            raise
+        if self.reconcile:
+            self.ingestor._reconcile(self.state, self.gen)
+        return self.state, self.gen
+
+    def __exit__(self, *exc: object) -> None:
+        try:
+            self.gen.close()
+        finally:
+            self.state.close()
+
+
+def _sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()

@@ -1,0 +1,137 @@
+"""Input files: find them, read them into raw session records, quarantine the bad ones.
+
+Formats recognized by content:
+- archive JSON: one session object per file (or a list of them);
+- JSONL conversations (one `{role, content, ts}` per line, id from the file name), with an
+  optional `index.json` beside them holding titles and categories.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from models import InvalidSession, PayloadTooLarge
+
+from .redact import redact_text
+
+__all__ = ["RawSession", "discover", "file_hash", "load_file", "quarantine"]
+
+SUFFIXES = (".json", ".jsonl")
+METADATA_NAMES = {"index.json"}
+
+
+@dataclass(frozen=True, slots=True)
+class RawSession:
+    record: dict[str, Any]
+    fallback_id: str | None
+
+
+def discover(paths: Iterable[Path]) -> Iterator[Path]:
+    """Files to ingest under the given files and folders, in a stable order.
+
+    Symlinks that point outside the folder being walked are not followed."""
+    for path in paths:
+        if path.is_file():
+            yield path
+            continue
+        if not path.is_dir():
+            continue
+        root = path.resolve()
+        for folder, dirs, files in os.walk(path):
+            dirs[:] = sorted(d for d in dirs if not d.startswith(".")
+                             and _inside(Path(folder, d), root))
+            for name in sorted(files):
+                candidate = Path(folder, name)
+                if name.endswith(SUFFIXES) and not name.startswith(".") and \
+                        name not in METADATA_NAMES and _inside(candidate, root):
+                    yield candidate
+
+
+def _inside(path: Path, root: Path) -> bool:
+    return path.resolve().is_relative_to(root)
+
+
+def file_hash(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def load_file(path: Path, data: bytes, max_bytes: int) -> list[RawSession]:
+    """Decode one input file; raises InvalidSession / PayloadTooLarge with the reason."""
+    if len(data) > max_bytes:
+        raise PayloadTooLarge(f"file is {len(data) / 1e6:.1f} MB, over the {max_bytes / 1e6:.0f} MB limit")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise InvalidSession(f"not valid UTF-8 (byte {exc.start})") from None
+    if "\x00" in text:
+        raise InvalidSession("file contains NUL bytes")
+    if path.suffix == ".jsonl":
+        return [_jsonl_conversation(path, text)]
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InvalidSession(f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
+    except RecursionError:
+        raise InvalidSession("JSON is nested too deeply") from None
+    items = value if isinstance(value, list) else [value]
+    if not items or not all(isinstance(item, dict) and "messages" in item for item in items):
+        raise InvalidSession("not an archived session: expected an object with a 'messages' list")
+    fallback = path.stem if len(items) == 1 else None
+    return [RawSession(item, fallback) for item in items]
+
+
+def _jsonl_conversation(path: Path, text: str) -> RawSession:
+    messages, bad_lines = [], []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            item = json.loads(line)
+        except (json.JSONDecodeError, RecursionError):
+            bad_lines.append(number)
+            continue
+        if isinstance(item, dict) and ("content" in item or "text" in item):
+            messages.append(item)
+        else:
+            bad_lines.append(number)
+    if not messages:
+        where = f" (unreadable lines: {bad_lines[:5]})" if bad_lines else ""
+        raise InvalidSession(f"no conversation messages found in JSON lines{where}")
+    # a torn last line is what a crash during append leaves; anything else is damage
+    if any(n != len(text.splitlines()) for n in bad_lines):
+        raise InvalidSession(f"unreadable JSON lines: {bad_lines[:5]}")
+    record: dict[str, Any] = {"sessionId": path.stem, "messages": messages, "channel": "jsonl"}
+    meta = _conversation_index(path.parent).get(path.stem, {})
+    if isinstance(meta.get("title"), str):
+        record["title"] = meta["title"]
+    return RawSession(record, path.stem)
+
+
+def _conversation_index(folder: Path) -> dict[str, dict[str, Any]]:
+    try:
+        value = json.loads((folder / "index.json").read_text("utf-8"))
+    except (OSError, ValueError):
+        return {}
+    entries = value.get("conversations", value) if isinstance(value, dict) else value
+    if isinstance(entries, dict):
+        entries = [dict(v, id=k) for k, v in entries.items() if isinstance(v, dict)]
+    if not isinstance(entries, list):
+        return {}
+    return {str(e["id"]): e for e in entries if isinstance(e, dict) and "id" in e}
+
+
+def quarantine(folder: Path, path: Path, data: bytes, reason: str) -> Path:
+    """Keep a redacted copy of a rejected file and why, named by content so reruns do not pile up."""
+    folder.mkdir(parents=True, exist_ok=True)
+    safe_name = "".join(c if c.isalnum() or c in "-_." else "_" for c in path.name)[:80]
+    target = folder / f"{file_hash(data)[:12]}-{safe_name}"
+    text, _ = redact_text(data.decode("utf-8", errors="surrogateescape"))
+    target.write_bytes(text.encode("utf-8", errors="surrogateescape"))
+    target.with_name(target.name + ".reason.txt").write_text(f"{path}\n{reason}\n", "utf-8")
+    return target

@@ -1,0 +1,140 @@
+"""What is indexed: one SQLite file, written in transactions, so a crash leaves a known state.
+
+A session row is `pending` from just before its archive file and index documents are written
+until both indexes have committed it; `deleting` while it is being removed. Rows left in either
+state by a crash are finished by the next writer (see Ingestor.reconcile).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = ["SessionRow", "State"]
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS sessions (
+    session_id    TEXT PRIMARY KEY,
+    content_hash  TEXT NOT NULL,
+    archive_path  TEXT NOT NULL,
+    date          TEXT NOT NULL,
+    channel       TEXT,
+    message_count INTEGER NOT NULL,
+    status        TEXT NOT NULL CHECK (status IN ('pending', 'indexed', 'deleting')),
+    updated_at    REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS sources (
+    path       TEXT PRIMARY KEY,
+    file_hash  TEXT NOT NULL,
+    session_id TEXT
+);
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class SessionRow:
+    session_id: str
+    content_hash: str
+    archive_path: str  # relative to the archive folder
+    date: str
+    channel: str | None
+    message_count: int
+    status: str
+
+
+class State:
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._db = sqlite3.connect(path, isolation_level=None, timeout=30)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=FULL")
+        self._db.executescript(_SCHEMA)
+
+    def close(self) -> None:
+        self._db.close()
+
+    # sessions
+    def session(self, session_id: str) -> SessionRow | None:
+        row = self._db.execute(
+            "SELECT session_id, content_hash, archive_path, date, channel, message_count, status "
+            "FROM sessions WHERE session_id = ?",
+            (session_id,),
+        ).fetchone()
+        return SessionRow(*row) if row else None
+
+    def sessions(self, status: str | None = None) -> Iterator[SessionRow]:
+        sql = (
+            "SELECT session_id, content_hash, archive_path, date, channel, message_count, status "
+            "FROM sessions"
+        )
+        args: tuple[str, ...] = ()
+        if status:
+            sql += " WHERE status = ?"
+            args = (status,)
+        for row in self._db.execute(sql + " ORDER BY date DESC, session_id", args).fetchall():
+            yield SessionRow(*row)
+
+    def mark(self, rows: Iterable[SessionRow]) -> None:
+        now = time.time()
+        with self._transaction():
+            self._db.executemany(
+                "INSERT INTO sessions VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(session_id) DO "
+                "UPDATE SET content_hash = excluded.content_hash, archive_path = excluded.archive_path, "
+                "date = excluded.date, channel = excluded.channel, "
+                "message_count = excluded.message_count, status = excluded.status, "
+                "updated_at = excluded.updated_at",
+                [
+                    (r.session_id, r.content_hash, r.archive_path, r.date, r.channel,
+                     r.message_count, r.status, now)
+                    for r in rows
+                ],
+            )
+
+    def set_status(self, session_ids: Iterable[str], status: str) -> None:
+        with self._transaction():
+            self._db.executemany(
+                "UPDATE sessions SET status = ?, updated_at = ? WHERE session_id = ?",
+                [(status, time.time(), sid) for sid in session_ids],
+            )
+
+    def forget(self, session_ids: Iterable[str]) -> None:
+        ids = [(sid,) for sid in session_ids]
+        with self._transaction():
+            self._db.executemany("DELETE FROM sessions WHERE session_id = ?", ids)
+            self._db.executemany("DELETE FROM sources WHERE session_id = ?", ids)
+
+    def counts(self) -> tuple[int, int]:
+        sessions, messages = self._db.execute(
+            "SELECT COUNT(*), COALESCE(SUM(message_count), 0) FROM sessions WHERE status = 'indexed'"
+        ).fetchone()
+        return int(sessions), int(messages)
+
+    # sources: input files already seen, by content hash
+    def source_hash(self, path: str) -> str | None:
+        row = self._db.execute("SELECT file_hash FROM sources WHERE path = ?", (path,)).fetchone()
+        return row[0] if row else None
+
+    def record_sources(self, entries: Iterable[tuple[str, str, str | None]]) -> None:
+        with self._transaction():
+            self._db.executemany(
+                "INSERT INTO sources VALUES (?, ?, ?) ON CONFLICT(path) DO UPDATE SET "
+                "file_hash = excluded.file_hash, session_id = excluded.session_id",
+                list(entries),
+            )
+
+    def _transaction(self) -> _Transaction:
+        return _Transaction(self._db)
+
+
+class _Transaction:
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self._db = db
+
+    def __enter__(self) -> None:
+        self._db.execute("BEGIN IMMEDIATE")
+
+    def __exit__(self, exc_type: object, *rest: object) -> None:
+        self._db.execute("ROLLBACK" if exc_type else "COMMIT")
