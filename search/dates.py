@@ -1,0 +1,37 @@
+"""Date filter values: a day (2026-03-29), a month (2026-03) or a year (2026) as an inclusive range."""
+
+from __future__ import annotations
+
+import calendar
+import re
+from datetime import date
+
+from models import InvalidQuery
+
+__all__ = ["date_range", "check_day"]
+
+_PATTERN = re.compile(r"^(\d{4})(?:-(\d{1,2})(?:-(\d{1,2}))?)?$")
+
+
+def date_range(value: str) -> tuple[str, str]:
+    """The first and last day (YYYY-MM-DD) that value covers."""
+    match = _PATTERN.match(value.strip())
+    if not match:
+        raise InvalidQuery(f"cannot read date {value!r}: use YYYY-MM-DD, YYYY-MM or YYYY")
+    year, month, day = (int(g) if g else None for g in match.groups())
+    try:
+        if day is not None:
+            d = date(year, month, day)
+            return d.isoformat(), d.isoformat()
+        if month is not None:
+            last = calendar.monthrange(year, month)[1]
+            return date(year, month, 1).isoformat(), date(year, month, last).isoformat()
+        return date(year, 1, 1).isoformat(), date(year, 12, 31).isoformat()
+    except (ValueError, calendar.IllegalMonthError):
+        raise InvalidQuery(f"{value!r} is not a real date") from None
+
+
+def check_day(value: str, *, end: bool = False) -> str:
+    """A since/until bound: the start (or end) of the period value names."""
+    first, last = date_range(value)
+    return last if end else first

@@ -1,0 +1,184 @@
+"""Hybrid search: BM25 and vector candidates under the same filters, fused, grouped by session."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from indexer.analysis import QueryTerms, analyze_query, is_cjk_text
+from indexer.embedders import Embedder
+from indexer.generation import Generation
+from indexer.keyword_store import StoredDoc
+from indexer.layout import DataDir
+from models import (
+    IndexUnavailable,
+    InvalidQuery,
+    MessageHit,
+    SearchRequest,
+    SearchResponse,
+    SessionHit,
+)
+
+from .fusion import reciprocal_rank_fusion
+from .snippets import make_snippet
+
+__all__ = ["Searcher"]
+
+log = logging.getLogger(__name__)
+
+KEYWORD_CANDIDATES = 100
+VECTOR_CANDIDATES = 100
+MAX_LIMIT = 100
+MAX_QUERY_CHARS = 2_000
+
+
+@dataclass
+class _Candidate:
+    key: str
+    session_id: str
+    message_id: str | None
+    fused: float = 0.0
+    keyword: float | None = None
+    keyword_rank: int | None = None
+    vector: float | None = None
+    vector_rank: int | None = None
+
+
+class Searcher:
+    """Reads the live generation; notices a reindex switch and reopens."""
+
+    def __init__(self, data: DataDir, embedder: Callable[[], Embedder]) -> None:
+        self.data = data
+        self._embedder_factory = embedder
+        self._embedder: Embedder | None = None
+        self._gen: Generation | None = None
+        self._gen_name: str | None = None
+
+    @property
+    def embedder(self) -> Embedder:
+        if self._embedder is None:
+            self._embedder = self._embedder_factory()
+        return self._embedder
+
+    def generation(self) -> Generation:
+        name = self.data.current_generation()
+        if name is None:
+            raise IndexUnavailable(
+                f"nothing is indexed in {self.data.root} yet; run `recall index PATH` first")
+        if name != self._gen_name or self._gen is None:
+            self._gen = Generation.open(self.data.generation(name))
+            self._gen_name = name
+        else:
+            self._gen.refresh()
+        return self._gen
+
+    def search(self, request: SearchRequest) -> SearchResponse:
+        _validate(request)
+        gen = self.generation()
+        terms = analyze_query(request.query)
+        candidates: dict[str, _Candidate] = {}
+        rankings: list[list[str]] = []
+        weights: list[float] = []
+
+        if request.mode in ("hybrid", "keyword"):
+            hits = gen.keyword.search(terms, request.filters, KEYWORD_CANDIDATES)
+            for rank, hit in enumerate(hits, start=1):
+                c = candidates.setdefault(hit.key, _Candidate(hit.key, hit.session_id, hit.message_id))
+                c.keyword, c.keyword_rank = hit.score, rank
+            rankings.append([h.key for h in hits])
+            weights.append(1.0)
+
+        if request.mode in ("hybrid", "vector") and self._use_vectors(request):
+            gen.check_embedder(self.embedder.name)
+            vector = self.embedder.embed_query(request.query)
+            ranked: list[str] = []
+            for hit in gen.vectors.search(vector, request.filters, VECTOR_CANDIDATES):
+                if hit.similarity < self.embedder.similarity_floor or hit.key in ranked:
+                    continue  # below the floor it is noise; a message counts once (best passage)
+                ranked.append(hit.key)
+                c = candidates.setdefault(hit.key, _Candidate(hit.key, hit.session_id, hit.message_id))
+                c.vector, c.vector_rank = hit.similarity, len(ranked)
+            rankings.append(ranked)
+            weights.append(1.0)
+
+        for key, score in reciprocal_rank_fusion(rankings, weights):
+            candidates[key].fused = score
+        return SearchResponse(request.query, self._group(gen, request, terms, candidates))
+
+    def _use_vectors(self, request: SearchRequest) -> bool:
+        # An English-only model turns Chinese into [UNK] noise; in hybrid mode its vectors
+        # would only push good keyword hits down, so they are left out for CJK queries.
+        if request.mode == "vector":
+            return True
+        return self.embedder.multilingual or not is_cjk_text(request.query)
+
+    def _group(self, gen: Generation, request: SearchRequest, terms: QueryTerms,
+               candidates: dict[str, _Candidate]) -> tuple[SessionHit, ...]:
+        by_session: dict[str, list[_Candidate]] = {}
+        for c in sorted(candidates.values(), key=lambda c: -c.fused):
+            by_session.setdefault(c.session_id, []).append(c)
+        ranked = sorted(by_session.items(), key=lambda kv: -_session_score(kv[1]))[: request.limit]
+        wanted = [c.key for _, group in ranked for c in group[: request.messages_per_session]]
+        wanted += [f"{sid}\x1f" for sid, _ in ranked]  # session documents, for the title
+        stored = gen.keyword.fetch(wanted)
+        results = []
+        for session_id, group in ranked:
+            header = stored.get(f"{session_id}\x1f")
+            messages = tuple(
+                self._message_hit(stored[c.key], c, terms)
+                for c in group[: request.messages_per_session] if c.key in stored
+            )
+            first = next(iter(stored[c.key] for c in group if c.key in stored), header)
+            if first is None:
+                continue
+            results.append(SessionHit(
+                session_id=session_id,
+                date=_iso_day(first.day),
+                channel=first.channel or None,
+                score=round(_session_score(group), 6),
+                messages=messages,
+                title=header.text.split("\n", 1)[0][:200] if header else None,
+                score_parts=_parts(group),
+            ))
+        return tuple(results)
+
+    @staticmethod
+    def _message_hit(doc: StoredDoc, c: _Candidate, terms: QueryTerms) -> MessageHit:
+        snippet, highlights = make_snippet(doc.text, terms)
+        return MessageHit(id=doc.message_id, role=doc.role, time=doc.time, snippet=snippet,
+                          score=round(c.fused, 6), highlights=highlights)
+
+
+def _session_score(group: list[_Candidate]) -> float:
+    return group[0].fused
+
+
+def _parts(group: list[_Candidate]) -> dict[str, float]:
+    parts: dict[str, float] = {"fused": round(group[0].fused, 6)}
+    keyword = [c.keyword for c in group if c.keyword is not None]
+    vector = [c.vector for c in group if c.vector is not None]
+    if keyword:
+        parts["keyword"] = round(max(keyword), 4)
+    if vector:
+        parts["vector"] = round(max(vector), 4)
+    return parts
+
+
+def _iso_day(day: int) -> str:
+    text = f"{day:08d}"
+    return f"{text[:4]}-{text[4:6]}-{text[6:]}"
+
+
+def _validate(request: SearchRequest) -> None:
+    if not request.query.strip():
+        raise InvalidQuery("the query is empty")
+    if len(request.query) > MAX_QUERY_CHARS:
+        raise InvalidQuery(f"the query is longer than {MAX_QUERY_CHARS} characters")
+    if not 1 <= request.limit <= MAX_LIMIT:
+        raise InvalidQuery(f"limit must be between 1 and {MAX_LIMIT}")
+    if not 1 <= request.messages_per_session <= 20:
+        raise InvalidQuery("messages per session must be between 1 and 20")
+    f = request.filters
+    if f.since and f.until and f.since > f.until:
+        raise InvalidQuery(f"since ({f.since}) is after until ({f.until})")
