@@ -1,0 +1,260 @@
+"""The `recall` command line: index, search, show, stats, delete, reindex."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, TextIO
+
+import msgspec
+
+from indexer.progress import make_progress
+from models import InvalidQuery, RecallError, SearchFilters, SearchRequest, SearchResponse
+from search import check_day, date_range
+
+from .service import RecallService
+from .settings import SETTINGS_HELP, Settings
+
+__all__ = ["main"]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="recall", description=__doc__)
+    parser.add_argument("--home", help="data directory (default: $RECALL_HOME or the per-user data dir)")
+    parser.add_argument("--embedder", help="embedding model (default: $RECALL_EMBEDDER or minilm)")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log progress details")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    p = sub.add_parser("index", help="ingest session files and folders")
+    p.add_argument("paths", nargs="+", type=Path, metavar="PATH")
+    p.add_argument("--strict", action="store_true", help="exit non-zero if any file is rejected")
+    p.add_argument("--json", action="store_true", help="print the report as one JSON object")
+
+    p = sub.add_parser("search", help="search the archive")
+    p.add_argument("query", nargs="?", help="what to look for; quote phrases with \"...\"")
+    p.add_argument("--batch", metavar="FILE", help="JSON lines of queries ('-' for stdin)")
+    p.add_argument("--mode", choices=("hybrid", "keyword", "vector"), default="hybrid")
+    p.add_argument("--date", help="only sessions on this day, month or year (2026-03-29, 2026-03)")
+    p.add_argument("--since", help="only sessions on or after this date")
+    p.add_argument("--until", help="only sessions on or before this date")
+    p.add_argument("--channel", help="only this channel (webchat, telegram, ...)")
+    p.add_argument("--participant", help="only sessions with this participant")
+    p.add_argument("--role", help="only messages with this role (user, assistant, ...)")
+    p.add_argument("--session", help="only this session id")
+    p.add_argument("--limit", type=int, default=10, help="sessions to return (default 10)")
+    p.add_argument("--json", action="store_true", help="print results as JSON")
+
+    p = sub.add_parser("show", help="print an archived session")
+    p.add_argument("session_id", metavar="ID")
+    p.add_argument("--token-budget", type=int, help="summary plus the newest messages that fit")
+    p.add_argument("--json", action="store_true")
+
+    p = sub.add_parser("stats", help="what is archived and indexed")
+    p.add_argument("--json", action="store_true")
+
+    p = sub.add_parser("delete", help="remove a session from the archive and both indexes")
+    p.add_argument("session_id", metavar="ID")
+
+    p = sub.add_parser("reindex", help="rebuild both indexes from the archive, switching atomically")
+    p.add_argument("--json", action="store_true")
+
+    sub.add_parser("settings", help="list settings, their environment variables and values")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
+                        format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
+    try:
+        settings = Settings.from_env(home=args.home, embedder=args.embedder)
+        service = RecallService(settings, progress=make_progress)
+        return COMMANDS[args.command](service, args)
+    except RecallError as exc:
+        print(f"recall: {exc.detail}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("recall: interrupted", file=sys.stderr)
+        return 130
+
+
+def cmd_index(service: RecallService, args: argparse.Namespace) -> int:
+    missing = [str(p) for p in args.paths if not p.exists()]
+    for path in missing:
+        print(f"recall: no such file or folder: {path}", file=sys.stderr)
+    report = service.index([p for p in args.paths if p.exists()])
+    if args.json:
+        print(json.dumps(report.to_dict(), ensure_ascii=False))
+    else:
+        for r in report.rejected:
+            print(f"rejected {r.path}: {r.reason}", file=sys.stderr)
+        redacted = sum(report.redacted.values())
+        print(f"indexed {report.indexed} sessions ({report.messages} messages), "
+              f"{report.unchanged} unchanged, {len(report.rejected)} rejected, "
+              f"{redacted} secrets redacted, in {report.seconds:.1f}s")
+    nothing_read = report.indexed + report.unchanged == 0 and (report.rejected or report.files == 0)
+    if missing and not report.files:
+        return 1
+    return 1 if nothing_read or (args.strict and (report.rejected or missing)) else 0
+
+
+def cmd_search(service: RecallService, args: argparse.Namespace) -> int:
+    if args.batch:
+        return _batch_search(service, args.batch)
+    if not args.query:
+        raise InvalidQuery("give a QUERY or --batch FILE")
+    request = _request({k: getattr(args, k) for k in _REQUEST_KEYS}, args.query)
+    response = service.search(request)
+    if args.json:
+        print(_json(response))
+    else:
+        _print_results(response, sys.stdout)
+    return 0
+
+
+_REQUEST_KEYS = ("mode", "date", "since", "until", "channel", "participant", "role", "session", "limit")
+
+
+def _request(values: dict[str, Any], query: Any) -> SearchRequest:
+    if not isinstance(query, str):
+        raise InvalidQuery("'query' must be a string")
+    since, until = values.get("since"), values.get("until")
+    if values.get("date"):
+        since, until = date_range(str(values["date"]))
+    filters = SearchFilters(
+        since=check_day(str(since)) if since else None,
+        until=check_day(str(until), end=True) if until else None,
+        channel=values.get("channel"), participant=values.get("participant"),
+        role=values.get("role"), session=values.get("session"),
+    )
+    mode = values.get("mode") or "hybrid"
+    if mode not in ("hybrid", "keyword", "vector"):
+        raise InvalidQuery(f"mode must be hybrid, keyword or vector, not {mode!r}")
+    limit = values.get("limit")
+    limit = 10 if limit is None else limit
+    if not isinstance(limit, int):
+        raise InvalidQuery("'limit' must be an integer")
+    return SearchRequest(query=query, mode=mode, filters=filters, limit=limit)
+
+
+def _batch_search(service: RecallService, source: str) -> int:
+    stream = sys.stdin if source == "-" else open(source, encoding="utf-8")
+    failures = 0
+    with stream:
+        for number, line in enumerate(stream, start=1):
+            if not line.strip():
+                continue
+            qid: Any = None
+            try:
+                item = json.loads(line)
+                if not isinstance(item, dict):
+                    raise InvalidQuery("each line must be a JSON object")
+                qid = item.get("qid", number)
+                response = service.search(_request(item, item.get("query")))
+                out = msgspec.to_builtins(response)
+                out["qid"] = qid
+            except (RecallError, json.JSONDecodeError) as exc:
+                failures += 1
+                detail = exc.detail if isinstance(exc, RecallError) else f"invalid JSON: {exc}"
+                out = {"qid": qid if qid is not None else number, "error": detail}
+            print(json.dumps(out, ensure_ascii=False), flush=True)
+    return 1 if failures else 0
+
+
+def cmd_show(service: RecallService, args: argparse.Namespace) -> int:
+    record = service.session(args.session_id, args.token_budget)
+    if args.json:
+        print(json.dumps(record, ensure_ascii=False, indent=1))
+        return 0
+    title = record.get("title") or ", ".join(record.get("topics", []))
+    print(f"{record['sessionId']}  {record['date']}  {record.get('channel') or ''}  {title}")
+    if record.get("summary"):
+        print(f"summary: {record['summary']}")
+    if record.get("omittedMessages"):
+        print(f"({record['omittedMessages']} earlier messages left out to fit the budget)")
+    for m in record.get("messages", []):
+        who = m.get("speaker") or m["role"]
+        print(f"\n[{m.get('time', '')}] {who}:\n{m['content']}")
+    return 0
+
+
+def cmd_stats(service: RecallService, args: argparse.Namespace) -> int:
+    stats = service.stats()
+    if args.json:
+        print(json.dumps(stats, ensure_ascii=False, indent=1))
+        return 0
+    print(f"data dir:   {stats['home']}")
+    print(f"sessions:   {stats['sessions']}  messages: {stats['messages']}")
+    if stats["first_date"]:
+        print(f"dates:      {stats['first_date']} .. {stats['last_date']}")
+    channels = ", ".join(f"{name or '-'} {count}" for name, count in stats["channels"].items())
+    print(f"channels:   {channels}")
+    if "index" in stats:
+        ix = stats["index"]
+        print(f"index:      {ix['generation']}, embedder {ix['embedder']} ({ix['dim']}d), "
+              f"{ix['keyword_documents']} keyword docs, {ix['vector_passages']} passages, "
+              f"{ix['disk_bytes'] / 1e6:.1f} MB")
+    if stats["unfinished"]:
+        print(f"unfinished: {stats['unfinished']} (the next `recall index` finishes them)")
+    if stats["quarantined"]:
+        print(f"quarantine: {stats['quarantined']} rejected files")
+    return 0
+
+
+def cmd_delete(service: RecallService, args: argparse.Namespace) -> int:
+    service.delete(args.session_id)
+    print(f"deleted {args.session_id}")
+    return 0
+
+
+def cmd_reindex(service: RecallService, args: argparse.Namespace) -> int:
+    report = service.reindex()
+    if args.json:
+        print(json.dumps(report.to_dict(), ensure_ascii=False))
+    else:
+        print(f"reindexed {report.indexed} sessions in {report.seconds:.1f}s "
+              f"with embedder {service.embedder.name}")
+        for r in report.rejected:
+            print(f"skipped {r.path}: {r.reason}", file=sys.stderr)
+    return 0
+
+
+def cmd_settings(service: RecallService, args: argparse.Namespace) -> int:
+    for name, (var, help_text) in SETTINGS_HELP.items():
+        print(f"{var:<24} = {getattr(service.settings, name)}\n    {help_text}")
+    return 0
+
+
+COMMANDS = {
+    "index": cmd_index, "search": cmd_search, "show": cmd_show, "stats": cmd_stats,
+    "delete": cmd_delete, "reindex": cmd_reindex, "settings": cmd_settings,
+}
+
+
+def _json(response: SearchResponse) -> str:
+    return msgspec.json.encode(response).decode()
+
+
+def _print_results(response: SearchResponse, out: TextIO) -> None:
+    if not response.results:
+        print(f"no match for {response.query!r}", file=out)
+        return
+    bold, plain = ("\033[1m", "\033[0m") if out.isatty() else ("**", "**")
+    for rank, hit in enumerate(response.results, start=1):
+        title = f"  {hit.title}" if hit.title else ""
+        print(f"{rank}. {hit.session_id}  {hit.date}  {hit.channel or '-'}  "
+              f"score {hit.score:.4f}{title}", file=out)
+        for m in hit.messages:
+            text = m.snippet
+            for start, end in reversed(m.highlights):
+                text = text[:start] + bold + text[start:end] + plain + text[end:]
+            print(f"   [{m.role}{' ' + m.id if m.id else ''}] {text}", file=out)
+        print(file=out)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

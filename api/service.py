@@ -1,0 +1,152 @@
+"""The one service object that CLI, HTTP and MCP share: built once, owns searcher and ingestor."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from indexer import DataDir, Embedder, IndexReport, Ingestor, load_embedder
+from indexer.progress import ProgressFactory, silent_progress
+from indexer.state import State
+from models import (
+    InvalidInput,
+    NotFound,
+    SearchRequest,
+    SearchResponse,
+    UnsafeSessionId,
+    check_session_id,
+    estimate_tokens,
+)
+from search import Searcher
+
+from .settings import Settings
+
+__all__ = ["RecallService"]
+
+
+class RecallService:
+    def __init__(self, settings: Settings, *, embedder: Embedder | None = None,
+                 progress: ProgressFactory = silent_progress) -> None:
+        self.settings = settings
+        self.data = DataDir(settings.home)
+        self._embedder = embedder
+        self.progress = progress
+        self.searcher = Searcher(self.data, lambda: self.embedder)
+
+    @property
+    def embedder(self) -> Embedder:
+        if self._embedder is None:
+            self._embedder = load_embedder(self.settings.embedder)
+        return self._embedder
+
+    def ingestor(self) -> Ingestor:
+        return Ingestor(
+            self.data, self.embedder,
+            max_file_bytes=int(self.settings.max_file_mb * 1_000_000),
+            batch_sessions=self.settings.batch_sessions,
+            lock_wait=self.settings.lock_wait,
+            progress=self.progress,
+        )
+
+    # writes
+    def index(self, paths: Sequence[Path]) -> IndexReport:
+        return self.ingestor().index_paths(paths)
+
+    def ingest_record(self, raw: dict[str, Any]) -> tuple[str, bool]:
+        return self.ingestor().ingest_record(raw)
+
+    def delete(self, session_id: str) -> None:
+        self.ingestor().delete(self._safe_id(session_id))
+
+    def reindex(self) -> IndexReport:
+        return self.ingestor().reindex()
+
+    # reads
+    def search(self, request: SearchRequest) -> SearchResponse:
+        return self.searcher.search(request)
+
+    def session(self, session_id: str, token_budget: int | None = None) -> dict[str, Any]:
+        """The archived session, or with a budget: its summary plus the newest messages that fit."""
+        path = self._archive_path(self._safe_id(session_id))
+        record = json.loads(path.read_text("utf-8"))
+        if token_budget is None:
+            return record
+        if token_budget < 1:
+            raise InvalidInput("token budget must be positive")
+        return _within_budget(record, token_budget)
+
+    def stats(self) -> dict[str, Any]:
+        state = State(self.data.state_db)
+        try:
+            rows = list(state.sessions())
+        finally:
+            state.close()
+        indexed = [r for r in rows if r.status == "indexed"]
+        out: dict[str, Any] = {
+            "home": str(self.data.root),
+            "sessions": len(indexed),
+            "messages": sum(r.message_count for r in indexed),
+            "unfinished": len(rows) - len(indexed),
+            "first_date": min((r.date for r in indexed), default=None),
+            "last_date": max((r.date for r in indexed), default=None),
+            "channels": dict(Counter(r.channel or "" for r in indexed).most_common()),
+            "quarantined": len(list(self.data.quarantine.glob("*.reason.txt")))
+            if self.data.quarantine.exists() else 0,
+        }
+        name = self.data.current_generation()
+        if name:
+            gen = self.searcher.generation()
+            out["index"] = {
+                "generation": name,
+                "embedder": gen.embedder_name,
+                "dim": gen.dim,
+                "keyword_documents": gen.keyword.num_docs(),
+                "vector_passages": gen.vectors.count(),
+                "disk_bytes": _disk_usage(gen.path),
+            }
+        out["archive_bytes"] = _disk_usage(self.data.archive)
+        return out
+
+    def _archive_path(self, session_id: str) -> Path:
+        state = State(self.data.state_db)
+        try:
+            row = state.session(session_id)
+        finally:
+            state.close()
+        path = self.data.archive / row.archive_path if row else None
+        if row is None or row.status == "deleting" or path is None or not path.exists():
+            raise NotFound(f"no session {session_id!r}")
+        return path
+
+    @staticmethod
+    def _safe_id(session_id: str) -> str:
+        try:
+            return check_session_id(session_id)
+        except UnsafeSessionId:
+            raise NotFound(f"no session {session_id!r}") from None
+
+
+def _within_budget(record: dict[str, Any], budget: int) -> dict[str, Any]:
+    header = {k: v for k, v in record.items() if k != "messages"}
+    used = estimate_tokens(header.get("summary") or "")
+    kept: list[dict[str, Any]] = []
+    for message in reversed(record.get("messages", [])):
+        cost = estimate_tokens(message.get("content", "")) + 4  # role and framing
+        if used + cost > budget:
+            break
+        kept.append(message)
+        used += cost
+    kept.reverse()
+    header["messages"] = kept
+    header["omittedMessages"] = len(record.get("messages", [])) - len(kept)
+    header["estimatedTokens"] = used
+    return header
+
+
+def _disk_usage(path: Path) -> int:
+    if not path.exists():
+        return 0
+    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())

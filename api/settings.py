@@ -1,0 +1,67 @@
+"""Settings: one object, built explicitly from the environment and passed in.
+
+Every setting has its environment variable, default and help text here (`recall settings`).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
+from pathlib import Path
+
+import platformdirs
+
+from models import InvalidInput
+
+__all__ = ["SETTINGS_HELP", "Settings"]
+
+
+def _default_home() -> str:
+    return platformdirs.user_data_dir("recall", appauthor=False)
+
+
+SETTINGS_HELP: dict[str, tuple[str, str]] = {
+    "home": ("RECALL_HOME", "data directory (archive, indexes, state); default: per-user data dir"),
+    "embedder": ("RECALL_EMBEDDER", "embedding model: 'minilm', 'hash', or any sentence-transformers "
+                 "name or local path; changing it requires `recall reindex`"),
+    "max_file_mb": ("RECALL_MAX_FILE_MB", "input files larger than this are rejected"),
+    "batch_sessions": ("RECALL_BATCH_SESSIONS", "sessions written per index commit"),
+    "lock_wait": ("RECALL_LOCK_WAIT", "seconds a writer waits for another writer to finish"),
+}
+
+
+@dataclass(frozen=True)
+class Settings:
+    home: Path
+    embedder: str = "minilm"
+    max_file_mb: float = 50.0
+    batch_sessions: int = 32
+    lock_wait: float = 30.0
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None, **overrides: object) -> Settings:
+        env = os.environ if env is None else env
+        values: dict[str, object] = {"home": env.get("RECALL_HOME") or _default_home()}
+        for f in fields(cls):
+            var = SETTINGS_HELP[f.name][0]
+            if f.name != "home" and env.get(var):
+                values[f.name] = env[var]
+        values.update({k: v for k, v in overrides.items() if v is not None})
+        return cls._checked(values)
+
+    @classmethod
+    def _checked(cls, values: dict[str, object]) -> Settings:
+        try:
+            settings = cls(
+                home=Path(str(values["home"])).expanduser(),
+                embedder=str(values.get("embedder", cls.embedder)),
+                max_file_mb=float(values.get("max_file_mb", cls.max_file_mb)),  # type: ignore[arg-type]
+                batch_sessions=int(values.get("batch_sessions", cls.batch_sessions)),  # type: ignore[arg-type]
+                lock_wait=float(values.get("lock_wait", cls.lock_wait)),  # type: ignore[arg-type]
+            )
+        except ValueError as exc:
+            raise InvalidInput(f"bad setting: {exc}; see `recall settings`") from None
+        if settings.max_file_mb <= 0 or settings.batch_sessions <= 0 or settings.lock_wait < 0:
+            raise InvalidInput("RECALL_MAX_FILE_MB and RECALL_BATCH_SESSIONS must be positive")
+        return settings
