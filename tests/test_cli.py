@@ -1,0 +1,99 @@
+"""The `recall` command end to end, as a separate process, on the hash embedder."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from .conftest import BAD, JSONL, SESSIONS
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture
+def recall(tmp_path: Path):
+    env = {**os.environ, "RECALL_HOME": str(tmp_path / "home"), "RECALL_EMBEDDER": "hash"}
+
+    def run(*args: str, stdin: str | None = None, ok: bool = True) -> subprocess.CompletedProcess[str]:
+        proc = subprocess.run([sys.executable, "-m", "api.cli", *args], cwd=ROOT, env=env, input=stdin,
+                              capture_output=True, text=True, timeout=120)
+        if ok:
+            assert proc.returncode == 0, proc.stderr
+        return proc
+
+    return run
+
+
+def test_cli_end_to_end(recall) -> None:
+    report = json.loads(recall("index", str(SESSIONS), str(JSONL), str(BAD), "--json").stdout)
+    assert report["indexed"] == 7 and report["unchanged"] == 0
+    assert {r["path"] for r in report["rejected"]} == {str(p) for p in BAD.iterdir()}
+    assert all(r["reason"] for r in report["rejected"])
+    assert recall("index", str(SESSIONS), str(BAD), "--strict", ok=False).returncode == 1
+
+    out = json.loads(recall("search", "升级", "--json").stdout)
+    assert out["query"] == "升级"
+    top = out["results"][0]
+    assert top["session_id"] == "t-zh-upgrade"
+    assert set(top) >= {"session_id", "date", "channel", "score", "messages"}
+    assert set(top["messages"][0]) >= {"id", "role", "time", "snippet", "score"}
+
+    filtered = json.loads(recall("search", "postgres", "--date", "2026-03", "--channel", "cli", "--json").stdout)
+    assert [r["session_id"] for r in filtered["results"]] == ["t-secrets"]
+
+    human = recall("search", "ERR_CONNECTION_REFUSED").stdout
+    assert "t-en-errors" in human and "**ERR_CONNECTION_REFUSED**" in human
+    assert "no match" in recall("search", "xylophone quasar").stdout
+
+    shown = json.loads(recall("show", "t-en-errors", "--json").stdout)
+    assert shown["sessionId"] == "t-en-errors" and len(shown["messages"]) == 5
+    budget = json.loads(recall("show", "t-en-errors", "--token-budget", "40", "--json").stdout)
+    assert 0 < len(budget["messages"]) < 5 and budget["omittedMessages"] == 5 - len(budget["messages"])
+    assert budget["messages"][-1]["id"] == "t-en-errors-m5"  # the newest ones are kept
+    assert "REDACTED" in recall("show", "t-secrets").stdout
+
+    stats = json.loads(recall("stats", "--json").stdout)
+    assert stats["sessions"] == 7 and stats["index"]["embedder"] == "hash-512"
+
+    assert recall("delete", "t-en-errors").returncode == 0
+    assert json.loads(recall("search", "ERR_CONNECTION_REFUSED", "--json").stdout)["results"] == []
+    gone = recall("show", "t-en-errors", ok=False)
+    assert gone.returncode == 1 and "no session 't-en-errors'" in gone.stderr
+
+    assert json.loads(recall("reindex", "--json").stdout)["indexed"] == 6
+    assert json.loads(recall("search", "升级", "--json").stdout)["results"][0]["session_id"] == "t-zh-upgrade"
+
+
+def test_batch_search(recall) -> None:
+    recall("index", str(SESSIONS))
+    lines = "\n".join(json.dumps(q, ensure_ascii=False) for q in [
+        {"qid": "a", "query": "数据库"},
+        {"qid": "b", "query": "postgres", "channel": "cli", "mode": "keyword", "limit": 1},
+        {"qid": "c", "query": "postgres", "date": "2026-13-01"},
+    ])
+    proc = recall("search", "--batch", "-", "--json", stdin=lines, ok=False)
+    out = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert [o["qid"] for o in out] == ["a", "b", "c"]
+    assert out[0]["results"][0]["session_id"] == "t-zh-upgrade"
+    assert [r["session_id"] for r in out[1]["results"]] == ["t-secrets"]
+    assert "not a real date" in out[2]["error"]
+    assert proc.returncode == 1
+
+
+@pytest.mark.parametrize("args,message", [
+    (["search", "x", "--since", "yesterday"], "cannot read date"),
+    (["search", "x", "--limit", "0"], "limit must be between"),
+    (["show", "../../etc/passwd"], "no session"),
+    (["search", "x"], "nothing is indexed"),
+    (["index", "/no/such/folder"], "no such file or folder"),
+])
+def test_cli_errors_are_clear(recall, args: list[str], message: str) -> None:
+    proc = recall(*args, ok=False)
+    assert proc.returncode == 1
+    assert message in proc.stderr
+    assert "Traceback" not in proc.stderr

@@ -1,0 +1,212 @@
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from api import RecallService, Settings
+from indexer import HashEmbedder
+from indexer.lock import WriterLock
+from indexer.state import State
+from models import IndexMismatch, NotFound, SearchRequest, WriterBusy
+
+from .conftest import BAD, JSONL, SESSIONS, make_service
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def agreement(service: RecallService) -> dict[str, int]:
+    """Sessions -> message count, asserting archive, state, Tantivy and LanceDB all agree."""
+    state = State(service.data.state_db)
+    rows = {r.session_id: r for r in state.sessions()}
+    state.close()
+    assert all(r.status == "indexed" for r in rows.values()), "unfinished rows left behind"
+    gen = service.searcher.generation()
+    keyword = gen.keyword.session_ids()
+    vectors = gen.vectors.session_counts()
+    archive = {p.stem: len(json.loads(p.read_text())["messages"]) for p in service.data.archive.rglob("*.json")}
+    assert set(rows) == set(archive) == set(keyword) == set(vectors)
+    nonempty = {sid: sum(1 for m in json.loads((service.data.archive / rows[sid].archive_path).read_text())["messages"]
+                         if m["content"].strip()) for sid in rows}
+    assert keyword == nonempty and vectors == nonempty  # one document per message, no duplicates
+    assert gen.keyword.num_docs() == sum(nonempty.values()) + sum(
+        1 for sid in rows if json.loads((service.data.archive / rows[sid].archive_path).read_text()).get("summary")
+        or json.loads((service.data.archive / rows[sid].archive_path).read_text()).get("topics")
+        or json.loads((service.data.archive / rows[sid].archive_path).read_text()).get("title"))
+    return {sid: r.message_count for sid, r in rows.items()}
+
+
+def test_index_report_and_incremental_skip(tmp_path: Path) -> None:
+    service = make_service(tmp_path / "home")
+    first = service.index([SESSIONS, JSONL, BAD])
+    assert (first.indexed, first.unchanged, len(first.rejected)) == (7, 0, 4)
+    assert first.redacted["openai_key"] == 1 and first.redacted["password"] >= 2
+    second = service.index([SESSIONS, JSONL, BAD])
+    assert (second.indexed, second.unchanged, len(second.rejected)) == (0, 7, 4)
+    assert set(first.to_dict()) >= {"indexed", "unchanged", "rejected", "seconds"}
+    agreement(service)
+
+
+def test_rejected_files_are_quarantined_with_reason_and_redacted(tmp_path: Path) -> None:
+    bad = tmp_path / "in"
+    bad.mkdir()
+    (bad / "broken.json").write_text('{"sessionId": "x", "messages": [ {"content": "sk-proj-' + "Xk29fLq8Zt4W" * 4 + '"')
+    service = make_service(tmp_path / "home")
+    report = service.index([bad, SESSIONS])
+    assert report.indexed == 6
+    assert [r.path for r in report.rejected] == [str(bad / "broken.json")]
+    assert "invalid JSON" in report.rejected[0].reason
+    copies = [p for p in service.data.quarantine.iterdir() if not p.name.endswith(".reason.txt")]
+    assert len(copies) == 1
+    assert "sk-proj-" not in copies[0].read_text() and "[REDACTED:openai_key]" in copies[0].read_text()
+    reasons = list(service.data.quarantine.glob("*.reason.txt"))
+    assert "invalid JSON" in reasons[0].read_text()
+
+
+@pytest.mark.parametrize("name,payload,reason", [
+    ("big.json", b'{"messages": []}' + b" " * 2_000_000, "over the"),
+    ("utf.json", b'{"sessionId": "u", "date": "2026-01-01", "messages": [{"content": "\xff"}]}', "UTF-8"),
+    ("nul.json", b'{"sessionId": "n", "date": "2026-01-01", "messages": [{"content": "\\u0000 ok"}]}\x00', "NUL"),
+    ("deep.json", b"[" * 100_000 + b"]" * 100_000, "nested"),
+])
+def test_hostile_files_rejected(tmp_path: Path, name: str, payload: bytes, reason: str) -> None:
+    folder = tmp_path / "in"
+    folder.mkdir()
+    (folder / name).write_bytes(payload)
+    service = RecallService(Settings(home=tmp_path / "home", embedder="hash", max_file_mb=1),
+                            embedder=HashEmbedder())
+    report = service.index([folder])
+    assert report.indexed == 0 and reason in report.rejected[0].reason
+
+
+def test_bom_is_accepted(tmp_path: Path) -> None:
+    folder = tmp_path / "in"
+    folder.mkdir()
+    record = {"sessionId": "bom", "date": "2026-01-01", "messages": [{"role": "user", "content": "hello"}]}
+    (folder / "bom.json").write_bytes(b"\xef\xbb\xbf" + json.dumps(record).encode())
+    assert make_service(tmp_path / "home").index([folder]).indexed == 1
+
+
+def test_changed_session_replaces_old_documents(writable: RecallService, tmp_path: Path) -> None:
+    record = json.loads((SESSIONS / "2026-03" / "t-zh-upgrade.json").read_text())
+    record["messages"][1]["content"] = "这次改成讨论向量检索和重排序。"
+    record["date"] = "2026-04-01"  # moves to another archive month
+    changed = tmp_path / "t-zh-upgrade.json"
+    changed.write_text(json.dumps(record, ensure_ascii=False))
+    report = writable.index([changed])
+    assert report.indexed == 1
+    assert [r.session_id for r in writable.search(SearchRequest(query="重排序")).results] == ["t-zh-upgrade"]
+    assert "t-zh-upgrade" not in [r.session_id for r in writable.search(
+        SearchRequest(query="记忆系统", mode="keyword")).results if r.date == "2026-03-29"]
+    assert not (writable.data.archive / "2026-03" / "t-zh-upgrade.json").exists()
+    assert writable.session("t-zh-upgrade")["date"] == "2026-04-01"
+    agreement(writable)
+
+
+def test_same_session_from_two_files_in_one_run(tmp_path: Path) -> None:
+    folder = tmp_path / "in"
+    folder.mkdir()
+    base = {"sessionId": "twin", "date": "2026-01-01", "messages": [{"role": "user", "content": "one"}]}
+    (folder / "a.json").write_text(json.dumps(base))
+    (folder / "b.json").write_text(json.dumps(base | {"messages": [{"role": "user", "content": "two"}]}))
+    (folder / "c.json").write_text(json.dumps(base))  # identical content: not a conflict
+    service = make_service(tmp_path / "home")
+    report = service.index([folder])
+    assert report.indexed == 1
+    assert [r.path for r in report.rejected] == [str(folder / "b.json")]
+    assert "already read from" in report.rejected[0].reason
+    agreement(service)
+
+
+def test_delete_removes_everywhere(writable: RecallService) -> None:
+    writable.delete("t-en-errors")
+    assert writable.search(SearchRequest(query="ERR_CONNECTION_REFUSED")).results == ()
+    with pytest.raises(NotFound):
+        writable.session("t-en-errors")
+    with pytest.raises(NotFound):
+        writable.delete("t-en-errors")
+    with pytest.raises(NotFound):
+        writable.delete("../etc")
+    assert "t-en-errors" not in agreement(writable)
+
+
+def test_reindex_switches_generation_and_keeps_results(writable: RecallService) -> None:
+    before = writable.search(SearchRequest(query="升级")).results[0].session_id
+    old = writable.data.current_generation()
+    report = writable.reindex()
+    assert report.indexed == 7
+    assert writable.data.current_generation() != old
+    assert writable.search(SearchRequest(query="升级")).results[0].session_id == before
+    agreement(writable)
+    writable.reindex()
+    generations = [p.name for p in writable.data.index_root.iterdir() if p.is_dir()]
+    assert len(generations) == 2  # the live one and the one before it
+
+
+def test_other_embedder_must_reindex(writable: RecallService) -> None:
+    other = RecallService(Settings(home=writable.data.root, embedder="hash-128"), embedder=HashEmbedder(128))
+    with pytest.raises(IndexMismatch, match="recall reindex"):
+        other.search(SearchRequest(query="升级", mode="vector"))
+    with pytest.raises(IndexMismatch, match="recall reindex"):
+        other.index([SESSIONS])
+    assert other.search(SearchRequest(query="升级", mode="keyword")).results  # keywords still serve
+    other.reindex()
+    assert other.search(SearchRequest(query="升级", mode="hybrid")).results[0].session_id == "t-zh-upgrade"
+
+
+def test_second_writer_fails_clearly(writable: RecallService) -> None:
+    with WriterLock(writable.data.lock_file):
+        with pytest.raises(WriterBusy, match="another recall writer"):
+            writable.index([SESSIONS])
+
+
+def test_interrupted_batch_is_finished_by_next_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    service = make_service(tmp_path / "home")
+    from indexer.vector_store import VectorIndex
+
+    def crash(self, passages, vectors):  # Tantivy has committed, LanceDB never gets the batch
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(VectorIndex, "add", crash)
+    with pytest.raises(KeyboardInterrupt):
+        service.index([SESSIONS])
+    monkeypatch.undo()
+    state = State(service.data.state_db)
+    assert {r.status for r in state.sessions()} == {"pending"}
+    state.close()
+    service.index([SESSIONS])
+    assert len(agreement(service)) == 6
+
+
+def _write_sessions(folder: Path, count: int) -> None:
+    for i in range(count):
+        record = {"sessionId": f"s{i:04d}", "date": f"2026-0{1 + i % 9}-1{i % 10}",
+                  "messages": [{"role": "user" if j % 2 == 0 else "assistant",
+                                "content": f"message {j} of session {i} about topic{i % 17} 会话{i}"}
+                               for j in range(8)]}
+        (folder / f"s{i:04d}.json").write_text(json.dumps(record, ensure_ascii=False))
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_kill_9_during_index_then_rerun_is_consistent(tmp_path: Path, seed: int) -> None:
+    folder = tmp_path / "in"
+    folder.mkdir()
+    _write_sessions(folder, 300)
+    home = tmp_path / "home"
+    env = {**os.environ, "RECALL_HOME": str(home), "RECALL_EMBEDDER": "hash", "RECALL_BATCH_SESSIONS": "8"}
+    proc = subprocess.Popen([sys.executable, "-m", "api.cli", "index", str(folder)], cwd=ROOT, env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    time.sleep(random.Random(seed).uniform(1.0, 3.0))
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    service = make_service(home)
+    report = service.index([folder])
+    assert report.indexed + report.unchanged == 300
+    assert len(agreement(service)) == 300
