@@ -39,7 +39,7 @@ class RecallService:
     @property
     def embedder(self) -> Embedder:
         if self._embedder is None:
-            self._embedder = load_embedder(self.settings.embedder)
+            self._embedder = load_embedder(self.settings.embedder, self.settings.model_cache)
         return self._embedder
 
     def ingestor(self) -> Ingestor:

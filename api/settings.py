@@ -5,6 +5,7 @@ Every setting has its environment variable, default and help text here (`recall 
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
@@ -23,8 +24,10 @@ def _default_home() -> str:
 
 SETTINGS_HELP: dict[str, tuple[str, str]] = {
     "home": ("RECALL_HOME", "data directory (archive, indexes, state); default: per-user data dir"),
-    "embedder": ("RECALL_EMBEDDER", "embedding model: 'minilm', 'hash', or any sentence-transformers "
+    "embedder": ("RECALL_EMBEDDER", "embedding model: 'e5' (multilingual-e5-small), 'minilm' "
+                 "(all-MiniLM-L6-v2, English only), 'hash' (tests), or any sentence-transformers "
                  "name or local path; changing it requires `recall reindex`"),
+    "model_cache": ("RECALL_MODEL_CACHE", "where converted models are kept; default: <home>/models"),
     "max_file_mb": ("RECALL_MAX_FILE_MB", "input files larger than this are rejected"),
     "batch_sessions": ("RECALL_BATCH_SESSIONS", "sessions written per index commit"),
     "lock_wait": ("RECALL_LOCK_WAIT", "seconds a writer waits for another writer to finish"),
@@ -34,7 +37,8 @@ SETTINGS_HELP: dict[str, tuple[str, str]] = {
 @dataclass(frozen=True)
 class Settings:
     home: Path
-    embedder: str = "minilm"
+    embedder: str = "e5"
+    model_cache: Path | None = None
     max_file_mb: float = 50.0
     batch_sessions: int = 32
     lock_wait: float = 30.0
@@ -56,12 +60,16 @@ class Settings:
             settings = cls(
                 home=Path(str(values["home"])).expanduser(),
                 embedder=str(values.get("embedder", cls.embedder)),
+                model_cache=Path(str(values["model_cache"])).expanduser()
+                if values.get("model_cache") else None,
                 max_file_mb=float(values.get("max_file_mb", cls.max_file_mb)),  # type: ignore[arg-type]
                 batch_sessions=int(values.get("batch_sessions", cls.batch_sessions)),  # type: ignore[arg-type]
                 lock_wait=float(values.get("lock_wait", cls.lock_wait)),  # type: ignore[arg-type]
             )
         except ValueError as exc:
             raise InvalidInput(f"bad setting: {exc}; see `recall settings`") from None
+        if settings.model_cache is None:
+            settings = dataclasses.replace(settings, model_cache=settings.home / "models")
         if settings.max_file_mb <= 0 or settings.batch_sessions <= 0 or settings.lock_wait < 0:
             raise InvalidInput("RECALL_MAX_FILE_MB and RECALL_BATCH_SESSIONS must be positive")
         return settings

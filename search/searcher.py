@@ -20,6 +20,7 @@ from models import (
     SessionHit,
 )
 
+from .background import Background
 from .fusion import reciprocal_rank_fusion
 from .snippets import make_snippet
 
@@ -29,6 +30,15 @@ log = logging.getLogger(__name__)
 
 KEYWORD_CANDIDATES = 100
 VECTOR_CANDIDATES = 100
+# Fusion settings, chosen on LoCoMo conversations 26-44 and the bilingual dev set
+# (docs/benchmarks.md): vectors in the query's own language mostly repeat what keywords
+# found, while the other-language list is the only way to an answer written in the other one.
+RRF_K = 10
+WEIGHT_KEYWORD = 1.0
+WEIGHT_SAME_LANGUAGE = 0.5
+WEIGHT_OTHER_LANGUAGE = 1.0
+# a session's score: its best message plus a share of its second best (more evidence, more trust)
+SECOND_HIT_SHARE = 0.5
 MAX_LIMIT = 100
 MAX_QUERY_CHARS = 2_000
 
@@ -54,6 +64,7 @@ class Searcher:
         self._embedder: Embedder | None = None
         self._gen: Generation | None = None
         self._gen_name: str | None = None
+        self._background_floor: Background | None = None
 
     @property
     def embedder(self) -> Embedder:
@@ -87,24 +98,53 @@ class Searcher:
                 c = candidates.setdefault(hit.key, _Candidate(hit.key, hit.session_id, hit.message_id))
                 c.keyword, c.keyword_rank = hit.score, rank
             rankings.append([h.key for h in hits])
-            weights.append(1.0)
+            weights.append(WEIGHT_KEYWORD)
 
         if request.mode in ("hybrid", "vector") and self._use_vectors(request):
             gen.check_embedder(self.embedder.name)
-            vector = self.embedder.embed_query(request.query)
-            ranked: list[str] = []
-            for hit in gen.vectors.search(vector, request.filters, VECTOR_CANDIDATES):
-                if hit.similarity < self.embedder.similarity_floor or hit.key in ranked:
-                    continue  # below the floor it is noise; a message counts once (best passage)
-                ranked.append(hit.key)
-                c = candidates.setdefault(hit.key, _Candidate(hit.key, hit.session_id, hit.message_id))
-                c.vector, c.vector_rank = hit.similarity, len(ranked)
-            rankings.append(ranked)
-            weights.append(1.0)
+            for ranked, weight in self._vector_rankings(gen, request, candidates):
+                rankings.append(ranked)
+                weights.append(weight)
 
-        for key, score in reciprocal_rank_fusion(rankings, weights):
+        for key, score in reciprocal_rank_fusion(rankings, weights, k=RRF_K):
             candidates[key].fused = score
         return SearchResponse(request.query, self._group(gen, request, terms, candidates))
+
+    def _vector_rankings(self, gen: Generation, request: SearchRequest,
+                         candidates: dict[str, _Candidate]) -> list[tuple[list[str], float]]:
+        """Vector hits above the query's floor. A multilingual model prefers text in the
+        query's language, so in hybrid mode each passage language is ranked on its own and
+        fusion gives both a fair place; vector mode ranks all hits by how far they rise above
+        the background of their own language."""
+        vector = self.embedder.embed_query(request.query)
+        if self.embedder.multilingual:
+            same = "cjk" if is_cjk_text(request.query) else "other"
+            other = "other" if same == "cjk" else "cjk"
+            lists = [(same, WEIGHT_SAME_LANGUAGE), (other, WEIGHT_OTHER_LANGUAGE)]
+        else:
+            lists = [(None, WEIGHT_SAME_LANGUAGE)]
+        out: list[tuple[list[str], float]] = []
+        margins: dict[str, float] = {}
+        for lang, weight in lists:
+            ranked: list[str] = []
+            floor = self._background().floor(vector, lang)
+            for hit in gen.vectors.search(vector, request.filters, VECTOR_CANDIDATES, lang=lang):
+                if hit.similarity < floor or hit.key in ranked:
+                    continue  # below the floor it is noise; a message counts once (best passage)
+                ranked.append(hit.key)
+                margins.setdefault(hit.key, hit.similarity - floor)
+                c = candidates.setdefault(hit.key, _Candidate(hit.key, hit.session_id, hit.message_id))
+                if c.vector is None or hit.similarity > c.vector:
+                    c.vector, c.vector_rank = hit.similarity, len(ranked)
+            out.append((ranked, weight))
+        if request.mode == "vector":
+            return [(sorted(margins, key=lambda key: -margins[key]), 1.0)]
+        return out
+
+    def _background(self) -> Background:
+        if self._background_floor is None or self._background_floor.embedder is not self.embedder:
+            self._background_floor = Background(self.embedder)
+        return self._background_floor
 
     def _use_vectors(self, request: SearchRequest) -> bool:
         # An English-only model turns Chinese into [UNK] noise; in hybrid mode its vectors
@@ -151,7 +191,8 @@ class Searcher:
 
 
 def _session_score(group: list[_Candidate]) -> float:
-    return group[0].fused
+    second = group[1].fused if len(group) > 1 else 0.0
+    return group[0].fused + SECOND_HIT_SHARE * second
 
 
 def _parts(group: list[_Candidate]) -> dict[str, float]:

