@@ -13,9 +13,9 @@ from typing import Any, TextIO
 import msgspec
 
 from indexer.progress import make_progress
-from models import InvalidQuery, RecallError, SearchFilters, SearchRequest, SearchResponse
-from search import check_day, date_range
+from models import InvalidQuery, RecallError, SearchResponse
 
+from .requests import REQUEST_KEYS, search_request
 from .service import RecallService
 from .settings import SETTINGS_HELP, Settings
 
@@ -25,7 +25,7 @@ __all__ = ["main"]
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="recall", description=__doc__)
     parser.add_argument("--home", help="data directory (default: $RECALL_HOME or the per-user data dir)")
-    parser.add_argument("--embedder", help="embedding model (default: $RECALL_EMBEDDER or minilm)")
+    parser.add_argument("--embedder", help="embedding model (default: $RECALL_EMBEDDER or e5)")
     parser.add_argument("-v", "--verbose", action="store_true", help="log progress details")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
@@ -107,38 +107,13 @@ def cmd_search(service: RecallService, args: argparse.Namespace) -> int:
         return _batch_search(service, args.batch)
     if not args.query:
         raise InvalidQuery("give a QUERY or --batch FILE")
-    request = _request({k: getattr(args, k) for k in _REQUEST_KEYS}, args.query)
+    request = search_request({k: getattr(args, k) for k in REQUEST_KEYS}, args.query)
     response = service.search(request)
     if args.json:
         print(_json(response))
     else:
         _print_results(response, sys.stdout)
     return 0
-
-
-_REQUEST_KEYS = ("mode", "date", "since", "until", "channel", "participant", "role", "session", "limit")
-
-
-def _request(values: dict[str, Any], query: Any) -> SearchRequest:
-    if not isinstance(query, str):
-        raise InvalidQuery("'query' must be a string")
-    since, until = values.get("since"), values.get("until")
-    if values.get("date"):
-        since, until = date_range(str(values["date"]))
-    filters = SearchFilters(
-        since=check_day(str(since)) if since else None,
-        until=check_day(str(until), end=True) if until else None,
-        channel=values.get("channel"), participant=values.get("participant"),
-        role=values.get("role"), session=values.get("session"),
-    )
-    mode = values.get("mode") or "hybrid"
-    if mode not in ("hybrid", "keyword", "vector"):
-        raise InvalidQuery(f"mode must be hybrid, keyword or vector, not {mode!r}")
-    limit = values.get("limit")
-    limit = 10 if limit is None else limit
-    if not isinstance(limit, int):
-        raise InvalidQuery("'limit' must be an integer")
-    return SearchRequest(query=query, mode=mode, filters=filters, limit=limit)
 
 
 def _batch_search(service: RecallService, source: str) -> int:
@@ -154,7 +129,7 @@ def _batch_search(service: RecallService, source: str) -> int:
                 if not isinstance(item, dict):
                     raise InvalidQuery("each line must be a JSON object")
                 qid = item.get("qid", number)
-                response = service.search(_request(item, item.get("query")))
+                response = service.search(search_request(item, item.get("query")))
                 out = msgspec.to_builtins(response)
                 out["qid"] = qid
             except (RecallError, json.JSONDecodeError) as exc:

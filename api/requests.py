@@ -1,0 +1,37 @@
+"""Search requests from loose values (CLI flags, JSON lines, query strings, tool arguments)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from models import InvalidQuery, SearchFilters, SearchRequest
+from search import check_day, date_range
+
+__all__ = ["REQUEST_KEYS", "search_request"]
+
+REQUEST_KEYS = ("mode", "date", "since", "until", "channel", "participant", "role", "session", "limit")
+
+
+def search_request(values: dict[str, Any], query: Any) -> SearchRequest:
+    if not isinstance(query, str):
+        raise InvalidQuery("'query' must be a string")
+    for key in ("date", "since", "until", "channel", "participant", "role", "session", "mode"):
+        if values.get(key) is not None and not isinstance(values[key], str):
+            raise InvalidQuery(f"'{key}' must be a string")
+    since, until = values.get("since"), values.get("until")
+    if values.get("date"):
+        since, until = date_range(str(values["date"]))
+    filters = SearchFilters(
+        since=check_day(str(since)) if since else None,
+        until=check_day(str(until), end=True) if until else None,
+        channel=values.get("channel"), participant=values.get("participant"),
+        role=values.get("role"), session=values.get("session"),
+    )
+    mode = values.get("mode") or "hybrid"
+    if mode not in ("hybrid", "keyword", "vector"):
+        raise InvalidQuery(f"mode must be hybrid, keyword or vector, not {mode!r}")
+    limit = values.get("limit")
+    limit = 10 if limit is None else limit
+    if not isinstance(limit, int) or isinstance(limit, bool):
+        raise InvalidQuery("'limit' must be an integer")
+    return SearchRequest(query=query, mode=mode, filters=filters, limit=limit)
