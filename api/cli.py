@@ -13,7 +13,7 @@ from typing import Any, TextIO
 import msgspec
 
 from indexer.progress import make_progress
-from models import InvalidQuery, RecallError, SearchResponse
+from models import InvalidInput, InvalidQuery, RecallError, SearchResponse
 
 from .requests import REQUEST_KEYS, search_request
 from .service import RecallService
@@ -61,6 +61,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("reindex", help="rebuild both indexes from the archive, switching atomically")
     p.add_argument("--json", action="store_true")
+
+    p = sub.add_parser("serve", help="serve the HTTP API (and MCP at /mcp)")
+    p.add_argument("--host", default="127.0.0.1", help="address to bind (default: loopback only)")
+    p.add_argument("--port", type=int, default=8765)
+    p.add_argument("--insecure", action="store_true",
+                   help="allow a non-loopback address without RECALL_API_TOKEN")
 
     sub.add_parser("settings", help="list settings, their environment variables and values")
     return parser
@@ -198,15 +204,40 @@ def cmd_reindex(service: RecallService, args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_serve(service: RecallService, args: argparse.Namespace) -> int:
+    import ipaddress
+
+    import uvicorn
+
+    from .app import create_app
+
+    try:
+        loopback = args.host == "localhost" or ipaddress.ip_address(args.host).is_loopback
+    except ValueError:
+        loopback = False
+    if not loopback and not service.settings.api_token and not args.insecure:
+        raise InvalidInput(
+            f"refusing to serve on {args.host} without RECALL_API_TOKEN: anyone who can reach it "
+            "could read your conversations. Set RECALL_API_TOKEN, or pass --insecure.")
+    print(f"recall: serving {service.data.root} on http://{args.host}:{args.port} "
+          f"(auth {'on' if service.settings.api_token else 'off'})", file=sys.stderr)
+    uvicorn.run(create_app(service.settings, service), host=args.host, port=args.port,
+                log_level="warning")
+    return 0
+
+
 def cmd_settings(service: RecallService, args: argparse.Namespace) -> int:
     for name, (var, help_text) in SETTINGS_HELP.items():
-        print(f"{var:<24} = {getattr(service.settings, name)}\n    {help_text}")
+        value = getattr(service.settings, name)
+        if name == "api_token" and value:
+            value = "(set)"  # never print a secret
+        print(f"{var:<24} = {value}\n    {help_text}")
     return 0
 
 
 COMMANDS = {
     "index": cmd_index, "search": cmd_search, "show": cmd_show, "stats": cmd_stats,
-    "delete": cmd_delete, "reindex": cmd_reindex, "settings": cmd_settings,
+    "delete": cmd_delete, "reindex": cmd_reindex, "settings": cmd_settings, "serve": cmd_serve,
 }
 
 

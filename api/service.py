@@ -12,6 +12,7 @@ from indexer import DataDir, Embedder, IndexReport, Ingestor, load_embedder
 from indexer.progress import ProgressFactory, silent_progress
 from indexer.state import State
 from models import (
+    IndexUnavailable,
     InvalidInput,
     NotFound,
     SearchRequest,
@@ -20,11 +21,13 @@ from models import (
     check_session_id,
     estimate_tokens,
 )
-from search import Searcher
+from search import Searcher, check_day
 
 from .settings import Settings
 
 __all__ = ["RecallService"]
+
+MAX_PAGE = 500
 
 
 class RecallService:
@@ -77,6 +80,55 @@ class RecallService:
         if token_budget < 1:
             raise InvalidInput("token budget must be positive")
         return _within_budget(record, token_budget)
+
+    def list_sessions(self, *, since: str | None = None, until: str | None = None,
+                      channel: str | None = None, participant: str | None = None,
+                      limit: int = 50, offset: int = 0) -> dict[str, Any]:
+        """Session summaries, newest first."""
+        if not 1 <= limit <= MAX_PAGE:
+            raise InvalidInput(f"limit must be between 1 and {MAX_PAGE}")
+        if offset < 0:
+            raise InvalidInput("offset must not be negative")
+        low = check_day(since) if since else None
+        high = check_day(until, end=True) if until else None
+        state = State(self.data.state_db)
+        try:
+            rows = list(state.sessions("indexed"))
+        finally:
+            state.close()
+        summaries = []
+        for row in rows:
+            if (low and row.date < low) or (high and row.date > high):
+                continue
+            if channel and (row.channel or "").lower() != channel.lower():
+                continue
+            meta = {"participants": [], "topics": [], "title": None, "summary": None}
+            meta.update(json.loads(row.meta))
+            if participant and participant.lower() not in (p.lower() for p in meta["participants"]):
+                continue
+            summaries.append({"session_id": row.session_id, "date": row.date, "channel": row.channel,
+                              "participants": meta["participants"], "topics": meta["topics"],
+                              "title": meta["title"], "summary": meta["summary"],
+                              "message_count": row.message_count})
+        return {"sessions": summaries[offset : offset + limit], "total": len(summaries),
+                "limit": limit, "offset": offset}
+
+    def health(self) -> dict[str, Any]:
+        """Raises IndexUnavailable unless both indexes open and agree with the state."""
+        gen = self.searcher.generation()
+        state = State(self.data.state_db)
+        try:
+            rows = list(state.sessions())
+        finally:
+            state.close()
+        unfinished = sum(1 for r in rows if r.status != "indexed")
+        if unfinished:
+            raise IndexUnavailable(f"{unfinished} sessions are half-written; run `recall index` "
+                                   "to finish them")
+        documents, passages = gen.keyword.num_docs(), gen.vectors.count()
+        if bool(rows) != bool(documents) or bool(rows) != bool(passages):
+            raise IndexUnavailable("the indexes do not match the archive; run `recall reindex`")
+        return {"status": "ok", "sessions": len(rows), "generation": self.data.current_generation()}
 
     def stats(self) -> dict[str, Any]:
         state = State(self.data.state_db)

@@ -31,6 +31,8 @@ SETTINGS_HELP: dict[str, tuple[str, str]] = {
     "max_file_mb": ("RECALL_MAX_FILE_MB", "input files larger than this are rejected"),
     "batch_sessions": ("RECALL_BATCH_SESSIONS", "sessions written per index commit"),
     "lock_wait": ("RECALL_LOCK_WAIT", "seconds a writer waits for another writer to finish"),
+    "api_token": ("RECALL_API_TOKEN", "when set, every /v1 HTTP route needs 'Authorization: Bearer <token>'"),
+    "max_body_mb": ("RECALL_MAX_BODY_MB", "largest HTTP request body accepted (413 above)"),
 }
 
 
@@ -42,6 +44,8 @@ class Settings:
     max_file_mb: float = 50.0
     batch_sessions: int = 32
     lock_wait: float = 30.0
+    api_token: str | None = None
+    max_body_mb: float = 20.0
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None, **overrides: object) -> Settings:
@@ -65,11 +69,15 @@ class Settings:
                 max_file_mb=float(values.get("max_file_mb", cls.max_file_mb)),  # type: ignore[arg-type]
                 batch_sessions=int(values.get("batch_sessions", cls.batch_sessions)),  # type: ignore[arg-type]
                 lock_wait=float(values.get("lock_wait", cls.lock_wait)),  # type: ignore[arg-type]
+                api_token=str(values["api_token"]) if values.get("api_token") else None,
+                max_body_mb=float(values.get("max_body_mb", cls.max_body_mb)),  # type: ignore[arg-type]
             )
         except ValueError as exc:
             raise InvalidInput(f"bad setting: {exc}; see `recall settings`") from None
         if settings.model_cache is None:
             settings = dataclasses.replace(settings, model_cache=settings.home / "models")
-        if settings.max_file_mb <= 0 or settings.batch_sessions <= 0 or settings.lock_wait < 0:
-            raise InvalidInput("RECALL_MAX_FILE_MB and RECALL_BATCH_SESSIONS must be positive")
+        if settings.max_file_mb <= 0 or settings.batch_sessions <= 0 or settings.lock_wait < 0 \
+                or settings.max_body_mb <= 0:
+            raise InvalidInput("RECALL_MAX_FILE_MB, RECALL_MAX_BODY_MB and RECALL_BATCH_SESSIONS "
+                               "must be positive")
         return settings

@@ -11,6 +11,7 @@ none is duplicated.
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
 import shutil
 import time
@@ -305,7 +306,7 @@ class Ingestor:
         s = p.session
         return SessionRow(s.session_id, p.content_hash,
                           self._relative(self.data.archive_path(s.session_id, s.date)), s.date, s.channel,
-                          len(s.messages), status)
+                          len(s.messages), status, session_meta(s))
 
     def _relative(self, path: Path) -> str:
         # relative, so a data dir can be moved or copied whole
@@ -361,7 +362,8 @@ class Ingestor:
             except msgspec.DecodeError:
                 continue
             rows.append(SessionRow(session.session_id, _sha(data), self._relative(path), session.date,
-                                   session.channel, len(session.messages), "indexed"))
+                                   session.channel, len(session.messages), "indexed",
+                                   session_meta(session)))
         state.mark(rows)
         present = {r.session_id for r in rows}
         state.forget([r.session_id for r in state.sessions() if r.session_id not in present])
@@ -397,6 +399,12 @@ class _WriteSession:
             self.gen.close()
         finally:
             self.state.close()
+
+
+def session_meta(session: Session) -> str:
+    """What session listings show without opening the archive file."""
+    return json.dumps({"participants": list(session.participants), "topics": list(session.topics),
+                       "title": session.title, "summary": session.summary}, ensure_ascii=False)
 
 
 def _sha(data: bytes) -> str:

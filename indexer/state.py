@@ -24,7 +24,8 @@ CREATE TABLE IF NOT EXISTS sessions (
     channel       TEXT,
     message_count INTEGER NOT NULL,
     status        TEXT NOT NULL CHECK (status IN ('pending', 'indexed', 'deleting')),
-    updated_at    REAL NOT NULL
+    updated_at    REAL NOT NULL,
+    meta          TEXT NOT NULL DEFAULT '{}'  -- participants, topics, title, summary (JSON)
 );
 CREATE TABLE IF NOT EXISTS sources (
     path       TEXT PRIMARY KEY,
@@ -32,6 +33,9 @@ CREATE TABLE IF NOT EXISTS sources (
     session_id TEXT
 );
 """
+
+
+_COLUMNS = "session_id, content_hash, archive_path, date, channel, message_count, status, meta"
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,6 +47,7 @@ class SessionRow:
     channel: str | None
     message_count: int
     status: str
+    meta: str = "{}"
 
 
 class State:
@@ -52,6 +57,9 @@ class State:
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=FULL")
         self._db.executescript(_SCHEMA)
+        columns = {row[1] for row in self._db.execute("PRAGMA table_info(sessions)")}
+        if "meta" not in columns:  # state files from before listings had metadata
+            self._db.execute("ALTER TABLE sessions ADD COLUMN meta TEXT NOT NULL DEFAULT '{}'")
 
     def close(self) -> None:
         self._db.close()
@@ -59,17 +67,13 @@ class State:
     # sessions
     def session(self, session_id: str) -> SessionRow | None:
         row = self._db.execute(
-            "SELECT session_id, content_hash, archive_path, date, channel, message_count, status "
-            "FROM sessions WHERE session_id = ?",
+            f"SELECT {_COLUMNS} FROM sessions WHERE session_id = ?",
             (session_id,),
         ).fetchone()
         return SessionRow(*row) if row else None
 
     def sessions(self, status: str | None = None) -> Iterator[SessionRow]:
-        sql = (
-            "SELECT session_id, content_hash, archive_path, date, channel, message_count, status "
-            "FROM sessions"
-        )
+        sql = f"SELECT {_COLUMNS} FROM sessions"
         args: tuple[str, ...] = ()
         if status:
             sql += " WHERE status = ?"
@@ -81,14 +85,14 @@ class State:
         now = time.time()
         with self._transaction():
             self._db.executemany(
-                "INSERT INTO sessions VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(session_id) DO "
+                "INSERT INTO sessions VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(session_id) DO "
                 "UPDATE SET content_hash = excluded.content_hash, archive_path = excluded.archive_path, "
                 "date = excluded.date, channel = excluded.channel, "
                 "message_count = excluded.message_count, status = excluded.status, "
-                "updated_at = excluded.updated_at",
+                "updated_at = excluded.updated_at, meta = excluded.meta",
                 [
                     (r.session_id, r.content_hash, r.archive_path, r.date, r.channel,
-                     r.message_count, r.status, now)
+                     r.message_count, r.status, now, r.meta)
                     for r in rows
                 ],
             )

@@ -1,0 +1,142 @@
+"""The HTTP API: a thin Litestar app over one RecallService, built once at start-up."""
+
+from __future__ import annotations
+
+import logging
+from typing import Annotated, Any
+
+import msgspec
+from litestar import Litestar, Response, Router, delete, get, post
+from litestar.openapi import OpenAPIConfig
+from litestar.params import FromPath, FromQuery, JSONBody, QueryParameter
+from litestar.di import NamedDependency, Provide
+from litestar.plugins.prometheus import PrometheusConfig
+from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, Gauge, generate_latest
+
+from models import RecallError, SearchResponse
+
+from .auth import token_guard
+from .problems import EXCEPTION_HANDLERS
+from .requests import search_request
+from .service import RecallService
+from .settings import Settings
+from .wire import IngestResult, SessionList
+
+__all__ = ["create_app"]
+
+log = logging.getLogger(__name__)
+
+SESSIONS_INDEXED = Gauge("recall_sessions_indexed", "Sessions in the archive and both indexes")
+MESSAGES_INDEXED = Gauge("recall_messages_indexed", "Messages in the archive and both indexes")
+
+Service = NamedDependency[RecallService]
+Limit = Annotated[int, QueryParameter(ge=1, le=100, description="sessions to return")]
+OptionalText = FromQuery[str | None]
+
+
+@get("/search", sync_to_thread=True, summary="Search the archive (same result shape as `recall search --json`)")
+def search_route(
+    service: Service,
+    q: Annotated[str, QueryParameter(description="the query; quote phrases with \"...\"")],
+    mode: FromQuery[str] = "hybrid",
+    date: OptionalText = None,
+    since: OptionalText = None,
+    until: OptionalText = None,
+    channel: OptionalText = None,
+    participant: OptionalText = None,
+    role: OptionalText = None,
+    session: OptionalText = None,
+    limit: Limit = 10,
+) -> SearchResponse:
+    values = {"mode": mode, "date": date, "since": since, "until": until, "channel": channel,
+              "participant": participant, "role": role, "session": session, "limit": limit}
+    return service.search(search_request(values, q))
+
+
+@get("/sessions", sync_to_thread=True, summary="Session summaries, newest first")
+def list_sessions_route(
+    service: Service,
+    since: OptionalText = None,
+    until: OptionalText = None,
+    channel: OptionalText = None,
+    participant: OptionalText = None,
+    limit: Annotated[int, QueryParameter(ge=1, le=500)] = 50,
+    offset: Annotated[int, QueryParameter(ge=0)] = 0,
+) -> SessionList:
+    page = service.list_sessions(since=since, until=until, channel=channel, participant=participant,
+                                 limit=limit, offset=offset)
+    return msgspec.convert(page, SessionList)
+
+
+@get("/sessions/{session_id:str}", sync_to_thread=True,
+     summary="An archived session (redacted); with token_budget, its summary and newest messages")
+def get_session_route(
+    service: Service,
+    session_id: FromPath[str],
+    token_budget: Annotated[int | None, QueryParameter(ge=1)] = None,
+) -> dict[str, Any]:
+    return service.session(session_id, token_budget)
+
+
+@post("/sessions", sync_to_thread=True, status_code=201,
+      summary="Archive and index one session (archive format); unchanged sessions are a no-op")
+def post_session_route(service: Service, data: JSONBody[dict[str, Any]]) -> Response[IngestResult]:
+    session_id, changed = service.ingest_record(data)
+    return Response(IngestResult(session_id, True, changed), status_code=201 if changed else 200)
+
+
+@delete("/sessions/{session_id:str}", sync_to_thread=True, status_code=204,
+        summary="Remove a session from the archive and both indexes")
+def delete_session_route(service: Service, session_id: FromPath[str]) -> None:
+    service.delete(session_id)
+
+
+@get("/stats", sync_to_thread=True, summary="What is archived and indexed")
+def stats_route(service: Service) -> dict[str, Any]:
+    return service.stats()
+
+
+@get("/healthz", sync_to_thread=True, summary="200 when both indexes are open and consistent")
+def health_route(service: Service) -> dict[str, Any]:
+    return service.health()
+
+
+@get("/metrics", sync_to_thread=True, include_in_schema=False)
+def metrics_route(service: Service) -> Response[bytes]:
+    """Prometheus text format: request counts and latencies by route, plus archive size."""
+    try:
+        counts = service.stats()
+        SESSIONS_INDEXED.set(counts["sessions"])
+        MESSAGES_INDEXED.set(counts["messages"])
+    except RecallError:  # metrics must answer even when the index is down
+        log.warning("could not read counts for /metrics", exc_info=True)
+    return Response(generate_latest(REGISTRY), media_type=CONTENT_TYPE_LATEST)
+
+
+def create_app(settings: Settings, service: RecallService | None = None) -> Litestar:
+    """Build the app; the service (and its model) is created once and shared by every request."""
+    service = service or RecallService(settings)
+
+    def warm_up(app: Litestar) -> None:
+        # load the model at start-up, not on the first request
+        if service.data.current_generation():
+            service.searcher.embedder.embed_query("warm up")
+
+    v1 = Router(
+        path="/v1",
+        route_handlers=[search_route, list_sessions_route, get_session_route, post_session_route,
+                        delete_session_route, stats_route],
+        guards=[token_guard(settings.api_token)],
+    )
+    app = Litestar(
+        route_handlers=[v1, health_route, metrics_route],
+        dependencies={"service": Provide(lambda: service, sync_to_thread=False)},
+        exception_handlers=EXCEPTION_HANDLERS,  # type: ignore[arg-type]
+        middleware=[PrometheusConfig(app_name="recall", prefix="recall", group_path=True,
+                                     exclude=["/metrics"]).middleware],
+        openapi_config=OpenAPIConfig(title="recall", version="1", path="/schema"),
+        request_max_body_size=int(settings.max_body_mb * 1_000_000),
+        on_startup=[warm_up],
+        debug=False,
+    )
+    return app

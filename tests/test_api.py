@@ -1,0 +1,229 @@
+"""The HTTP API through the real app factory (Litestar TestClient), and over real HTTP."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+from litestar.testing import TestClient
+
+from api import RecallService, Settings
+from api.app import create_app
+from indexer import HashEmbedder
+
+from .conftest import SESSIONS, make_service
+
+ROOT = Path(__file__).resolve().parents[1]
+PROBLEM = "application/problem+json"
+
+
+@pytest.fixture(scope="module")
+def client(built_home: Path):
+    service = make_service(built_home)
+    with TestClient(create_app(service.settings, service)) as c:
+        yield c
+
+
+@pytest.fixture
+def writable_client(writable: RecallService):
+    with TestClient(create_app(writable.settings, writable)) as c:
+        yield c
+
+
+def test_search_same_shape_as_cli(client: TestClient) -> None:
+    body = client.get("/v1/search", params={"q": "升级"}).json()
+    assert body["query"] == "升级"
+    assert body["results"][0]["session_id"] == "t-zh-upgrade"
+    assert set(body["results"][0]["messages"][0]) >= {"id", "role", "time", "snippet", "score"}
+
+
+def test_search_filters(client: TestClient) -> None:
+    params = {"q": "postgres", "date": "2026-03", "channel": "cli", "mode": "keyword"}
+    assert [r["session_id"] for r in client.get("/v1/search", params=params).json()["results"]] == ["t-secrets"]
+    params = {"q": "v2.3.1", "role": "user", "participant": "alex", "session": "t-en-errors", "limit": 1}
+    results = client.get("/v1/search", params=params).json()["results"]
+    assert len(results) == 1 and all(m["role"] == "user" for m in results[0]["messages"])
+
+
+def test_list_sessions_newest_first_with_filters(client: TestClient) -> None:
+    body = client.get("/v1/sessions").json()
+    dates = [s["date"] for s in body["sessions"]]
+    assert dates == sorted(dates, reverse=True) and body["total"] == 7
+    first = body["sessions"][0]
+    assert set(first) == {"session_id", "date", "channel", "participants", "topics", "title", "summary",
+                          "message_count"}
+    page = client.get("/v1/sessions", params={"limit": 2, "offset": 1}).json()
+    assert [s["session_id"] for s in page["sessions"]] == [s["session_id"] for s in body["sessions"][1:3]]
+    only = client.get("/v1/sessions", params={"participant": "Simon", "since": "2026-03-01"}).json()
+    assert [s["session_id"] for s in only["sessions"]] == ["t-zh-upgrade"]
+    assert client.get("/v1/sessions", params={"channel": "telegram"}).json()["total"] == 1
+
+
+def test_get_session_whole_and_within_budget(client: TestClient) -> None:
+    whole = client.get("/v1/sessions/t-secrets").json()
+    assert "hunter2" not in json.dumps(whole) and "REDACTED" in json.dumps(whole)
+    budget = client.get("/v1/sessions/t-en-errors", params={"token_budget": 40}).json()
+    assert 0 < len(budget["messages"]) < 5 and budget["messages"][-1]["id"] == "t-en-errors-m5"
+
+
+def test_post_and_delete_session(writable_client: TestClient) -> None:
+    record = {"sessionId": "api-new", "date": "2026-05-01", "channel": "webchat",
+              "messages": [{"role": "user", "content": "The zeppelin museum opens at nine. token=ghp_"
+                            + "Ab3De5Gh7Jk9Lm1Np3Qr5St7Uv9Wx1Yz3Bc5D"}]}
+    created = writable_client.post("/v1/sessions", json=record)
+    assert created.status_code == 201
+    assert created.json() == {"session_id": "api-new", "indexed": True, "changed": True}
+    again = writable_client.post("/v1/sessions", json=record)
+    assert again.status_code == 200 and again.json()["changed"] is False
+    hits = writable_client.get("/v1/search", params={"q": "zeppelin museum"}).json()["results"]
+    assert hits[0]["session_id"] == "api-new"
+    assert "ghp_" not in json.dumps(writable_client.get("/v1/sessions/api-new").json())
+    assert writable_client.delete("/v1/sessions/api-new").status_code == 204
+    assert writable_client.get("/v1/search", params={"q": "zeppelin museum"}).json()["results"] == []
+    assert writable_client.get("/v1/sessions/api-new").status_code == 404
+
+
+def test_stats_health_metrics_schema(client: TestClient) -> None:
+    assert client.get("/v1/stats").json()["sessions"] == 7
+    assert client.get("/healthz").json()["status"] == "ok"
+    client.get("/v1/search", params={"q": "升级"})
+    metrics = client.get("/metrics")
+    assert metrics.status_code == 200 and metrics.headers["content-type"].startswith("text/plain")
+    assert "recall_sessions_indexed 7.0" in metrics.text
+    assert 'recall_requests_total{app_name="recall",method="GET",path="/v1/search"' in metrics.text
+    schema = client.get("/schema/openapi.json").json()
+    assert {"/v1/search", "/v1/sessions", "/v1/sessions/{session_id}", "/v1/stats", "/healthz"} <= set(schema["paths"])
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "kwargs", "status", "title", "detail"),
+    [
+        ("get", "/v1/sessions/nope", {}, 404, "Not found", "no session 'nope'"),
+        ("get", "/v1/sessions/..%2F..%2Fetc", {}, 404, "Not found", "Not Found"),
+        ("get", "/v1/sessions/con", {}, 404, "Not found", "no session 'con'"),
+        ("delete", "/v1/sessions/nope", {}, 404, "Not found", "no session 'nope'"),
+        ("get", "/v1/search", {"params": {"q": "x", "date": "2026-13-01"}}, 400, "Invalid query",
+         "'2026-13-01' is not a real date"),
+        ("get", "/v1/search", {"params": {"q": "x", "since": "soon"}}, 400, "Invalid query",
+         "cannot read date 'soon': use YYYY-MM-DD, YYYY-MM or YYYY"),
+        ("get", "/v1/search", {"params": {"q": "x", "mode": "magic"}}, 400, "Invalid query",
+         "mode must be hybrid, keyword or vector, not 'magic'"),
+        ("get", "/v1/search", {"params": {"q": " "}}, 400, "Invalid query", "the query is empty"),
+        ("get", "/v1/search", {"params": {"q": "x", "limit": 0}}, 400, "Invalid input", "limit: Expected `int` >= 1"),
+        ("get", "/v1/search", {"params": {"q": "x", "limit": "many"}}, 400, "Invalid input",
+         "limit: Expected `int`, got `str`"),
+        ("get", "/v1/search", {}, 400, "Invalid input", "Missing required query parameter 'q' for path /v1/search"),
+        ("get", "/v1/sessions", {"params": {"offset": -1}}, 400, "Invalid input", "offset: Expected `int` >= 0"),
+        ("get", "/v1/sessions/t-en-errors", {"params": {"token_budget": 0}}, 400, "Invalid input",
+         "token_budget: Expected `int` >= 1"),
+        ("post", "/v1/sessions", {"json": [1, 2]}, 400, "Invalid input", "data: Expected `object`, got `array`"),
+        ("post", "/v1/sessions", {"json": {"sessionId": "../x", "messages": []}}, 400, "Unsafe session id",
+         "session id contains a path separator"),
+        ("post", "/v1/sessions", {"json": {"sessionId": "a", "date": "2026-01-01", "messages": "hi"}}, 400,
+         "Invalid session", "'messages' must be a list, got a string"),
+        ("post", "/v1/sessions", {"content": b"{not json", "headers": {"content-type": "application/json"}}, 400,
+         "Invalid input", None),
+        ("get", "/v1/nothing", {}, 404, "Not found", "Not Found"),
+    ],
+)
+def test_every_error_has_one_shape(writable_client: TestClient, method: str, path: str, kwargs: dict,
+                                   status: int, title: str, detail: str | None) -> None:
+    response = getattr(writable_client, method)(path, **kwargs)
+    assert response.status_code == status
+    assert response.headers["content-type"].startswith(PROBLEM)
+    body = response.json()
+    assert set(body) == {"type", "title", "status", "detail"}
+    assert (body["status"], body["title"]) == (status, title)
+    if detail is not None:
+        assert body["detail"] == detail
+
+
+def test_body_too_large_is_413(tmp_path: Path) -> None:
+    service = RecallService(Settings(home=tmp_path, embedder="hash", max_body_mb=0.001), embedder=HashEmbedder())
+    with TestClient(create_app(service.settings, service)) as c:
+        response = c.post("/v1/sessions", json={"sessionId": "big", "messages": [{"content": "x" * 5000}]})
+    assert response.status_code == 413
+    assert response.json()["title"] == "Payload too large"
+
+
+def test_unindexed_home_is_503(tmp_path: Path) -> None:
+    service = RecallService(Settings(home=tmp_path, embedder="hash"), embedder=HashEmbedder())
+    with TestClient(create_app(service.settings, service)) as c:
+        for path in ("/healthz", "/v1/search?q=x", "/v1/stats"):
+            response = c.get(path)
+            if path == "/v1/stats":
+                assert response.status_code == 200
+                continue
+            assert response.status_code == 503 and response.json()["title"] == "Index unavailable"
+
+
+def test_token_required_when_set(built_home: Path) -> None:
+    service = RecallService(Settings(home=built_home, embedder="hash", api_token="s3cret-token"),
+                            embedder=HashEmbedder())
+    with TestClient(create_app(service.settings, service)) as c:
+        denied = c.get("/v1/search", params={"q": "升级"})
+        assert denied.status_code == 401 and denied.headers["www-authenticate"] == "Bearer"
+        assert denied.json()["title"] == "Unauthorized"
+        assert c.get("/v1/stats", headers={"Authorization": "Bearer wrong"}).status_code == 401
+        ok = c.get("/v1/search", params={"q": "升级"}, headers={"Authorization": "Bearer s3cret-token"})
+        assert ok.status_code == 200
+        assert c.get("/healthz").status_code == 200  # health stays open for probes
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _serve(home: Path, *args: str, env: dict | None = None) -> tuple[subprocess.Popen, str]:
+    port = _free_port()
+    env = {**os.environ, "RECALL_HOME": str(home), "RECALL_EMBEDDER": "hash", **(env or {})}
+    proc = subprocess.Popen([sys.executable, "-m", "api.cli", "serve", "--port", str(port), *args], cwd=ROOT,
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    base = f"http://127.0.0.1:{port}"
+    for _ in range(300):
+        try:
+            if httpx.get(f"{base}/healthz", timeout=1).status_code in (200, 503):
+                return proc, base
+        except httpx.TransportError:
+            if proc.poll() is not None:
+                raise AssertionError(proc.communicate()[1]) from None
+            time.sleep(0.1)
+    proc.kill()
+    proc.communicate()
+    raise AssertionError("server did not start")
+
+
+def test_end_to_end_over_real_http(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    make_service(home).index([SESSIONS])
+    proc, base = _serve(home, env={"RECALL_API_TOKEN": "tok"})
+    try:
+        auth = {"Authorization": "Bearer tok"}
+        assert httpx.get(f"{base}/v1/search", params={"q": "升级"}).status_code == 401
+        hits = httpx.get(f"{base}/v1/search", params={"q": "升级"}, headers=auth).json()["results"]
+        assert hits[0]["session_id"] == "t-zh-upgrade"
+        record = {"sessionId": "http-1", "date": "2026-06-01", "messages": [{"role": "user", "content": "hello lighthouse"}]}
+        assert httpx.post(f"{base}/v1/sessions", json=record, headers=auth).status_code == 201
+        assert httpx.get(f"{base}/v1/search", params={"q": "lighthouse"}, headers=auth).json()["results"][0]["session_id"] == "http-1"
+        assert httpx.delete(f"{base}/v1/sessions/http-1", headers=auth).status_code == 204
+        assert httpx.get(f"{base}/healthz").json()["status"] == "ok"
+        assert "recall_requests_total" in httpx.get(f"{base}/metrics").text
+    finally:
+        proc.terminate()
+        proc.communicate(timeout=10)
+
+
+def test_refuses_public_address_without_token(tmp_path: Path) -> None:
+    env = {**os.environ, "RECALL_HOME": str(tmp_path), "RECALL_EMBEDDER": "hash"}
+    proc = subprocess.run([sys.executable, "-m", "api.cli", "serve", "--host", "0.0.0.0"], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 1 and "RECALL_API_TOKEN" in proc.stderr
