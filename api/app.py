@@ -10,13 +10,16 @@ from litestar import Litestar, Response, Router, delete, get, post
 from litestar.openapi import OpenAPIConfig
 from litestar.params import FromPath, FromQuery, JSONBody, QueryParameter
 from litestar.di import NamedDependency, Provide
+from litestar.handlers import asgi
 from litestar.plugins.prometheus import PrometheusConfig
+from litestar.types import Receive, Scope, Send
 from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, Gauge, generate_latest
 
 from models import RecallError, SearchResponse
 
-from .auth import token_guard
-from .problems import EXCEPTION_HANDLERS
+from .auth import bearer_ok, token_guard
+from .mcp_server import build_mcp, mcp_lifespan, streamable_http_app
+from .problems import EXCEPTION_HANDLERS, problem
 from .requests import search_request
 from .service import RecallService
 from .settings import Settings
@@ -113,9 +116,25 @@ def metrics_route(service: Service) -> Response[bytes]:
     return Response(generate_latest(REGISTRY), media_type=CONTENT_TYPE_LATEST)
 
 
-def create_app(settings: Settings, service: RecallService | None = None) -> Litestar:
-    """Build the app; the service (and its model) is created once and shared by every request."""
+def create_app(settings: Settings, service: RecallService | None = None, *,
+               host: str = "127.0.0.1") -> Litestar:
+    """Build the app; the service (and its model) is created once and shared by every request,
+    HTTP and MCP alike. `host` is the bind address: on loopback, MCP also rejects requests
+    whose Host/Origin is not local (DNS-rebinding protection)."""
     service = service or RecallService(settings)
+    mcp_server = build_mcp(service)  # one per app: its session manager runs once
+    mcp_app = streamable_http_app(mcp_server, host=host)
+
+    @asgi(path="/mcp", is_mount=True, copy_scope=True)
+    async def mcp_mount(scope: Scope, receive: Receive, send: Send) -> None:
+        # the MCP tools read the same conversations as /v1, so they need the same token
+        if not bearer_ok(settings.api_token, dict(scope["headers"]).get(b"authorization", b"")):
+            response = problem(401, "Unauthorized", "a valid 'Authorization: Bearer <token>' "
+                               "header is required")
+            response.headers["WWW-Authenticate"] = "Bearer"
+            await response.to_asgi_response(app=None, request=None)(scope, receive, send)  # type: ignore[arg-type]
+            return
+        await mcp_app(scope, receive, send)  # type: ignore[arg-type]
 
     def warm_up(app: Litestar) -> None:
         # load the model at start-up, not on the first request
@@ -129,7 +148,8 @@ def create_app(settings: Settings, service: RecallService | None = None) -> Lite
         guards=[token_guard(settings.api_token)],
     )
     app = Litestar(
-        route_handlers=[v1, health_route, metrics_route],
+        route_handlers=[v1, health_route, metrics_route, mcp_mount],
+        lifespan=[mcp_lifespan(mcp_server)],
         dependencies={"service": Provide(lambda: service, sync_to_thread=False)},
         exception_handlers=EXCEPTION_HANDLERS,  # type: ignore[arg-type]
         middleware=[PrometheusConfig(app_name="recall", prefix="recall", group_path=True,

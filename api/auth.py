@@ -8,17 +8,23 @@ from litestar.connection import ASGIConnection
 from litestar.exceptions import NotAuthorizedException
 from litestar.handlers.base import BaseRouteHandler
 
-__all__ = ["token_guard"]
+__all__ = ["bearer_ok", "token_guard"]
+
+
+def bearer_ok(token: str | None, header: str | bytes) -> bool:
+    """True when no token is configured, or the Authorization header carries it."""
+    if token is None:
+        return True
+    if isinstance(header, bytes):
+        header = header.decode("latin-1")
+    scheme, _, given = header.partition(" ")
+    # compare in constant time, so response timing says nothing about the token
+    return scheme.lower() == "bearer" and hmac.compare_digest(given.strip().encode(), token.encode())
 
 
 def token_guard(token: str | None):  # noqa: ANN201 - a Litestar guard
     def guard(connection: ASGIConnection, _: BaseRouteHandler) -> None:
-        if token is None:
-            return
-        header = connection.headers.get("authorization", "")
-        scheme, _, given = header.partition(" ")
-        # compare in constant time, so response timing says nothing about the token
-        if scheme.lower() != "bearer" or not hmac.compare_digest(given.strip().encode(), token.encode()):
+        if not bearer_ok(token, connection.headers.get("authorization", "")):
             raise NotAuthorizedException("a valid 'Authorization: Bearer <token>' header is required")
 
     return guard

@@ -68,6 +68,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--insecure", action="store_true",
                    help="allow a non-loopback address without RECALL_API_TOKEN")
 
+    sub.add_parser("mcp", help="serve the MCP tools over stdio (for agents)")
     sub.add_parser("settings", help="list settings, their environment variables and values")
     return parser
 
@@ -221,8 +222,15 @@ def cmd_serve(service: RecallService, args: argparse.Namespace) -> int:
             "could read your conversations. Set RECALL_API_TOKEN, or pass --insecure.")
     print(f"recall: serving {service.data.root} on http://{args.host}:{args.port} "
           f"(auth {'on' if service.settings.api_token else 'off'})", file=sys.stderr)
-    uvicorn.run(create_app(service.settings, service), host=args.host, port=args.port,
-                log_level="warning")
+    uvicorn.run(create_app(service.settings, service, host=args.host), host=args.host,
+                port=args.port, log_level="warning")
+    return 0
+
+
+def cmd_mcp(service: RecallService, args: argparse.Namespace) -> int:
+    from .mcp_server import run_stdio
+
+    run_stdio(service)
     return 0
 
 
@@ -238,6 +246,7 @@ def cmd_settings(service: RecallService, args: argparse.Namespace) -> int:
 COMMANDS = {
     "index": cmd_index, "search": cmd_search, "show": cmd_show, "stats": cmd_stats,
     "delete": cmd_delete, "reindex": cmd_reindex, "settings": cmd_settings, "serve": cmd_serve,
+    "mcp": cmd_mcp,
 }
 
 

@@ -175,6 +175,8 @@ def test_token_required_when_set(built_home: Path) -> None:
         ok = c.get("/v1/search", params={"q": "升级"}, headers={"Authorization": "Bearer s3cret-token"})
         assert ok.status_code == 200
         assert c.get("/healthz").status_code == 200  # health stays open for probes
+        mcp = c.post("/mcp", json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
+        assert mcp.status_code == 401 and mcp.json()["title"] == "Unauthorized"
 
 
 def _free_port() -> int:

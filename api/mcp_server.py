@@ -1,0 +1,165 @@
+"""MCP server for agents: search, read, archive and delete sessions over one RecallService.
+
+Transports: stdio (`run_stdio`, what `recall mcp` and `python -m api.mcp_server` run) and
+streamable HTTP (`streamable_http_app`, mounted at /mcp by the HTTP app; see its docstring).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from typing import Annotated, Any, ParamSpec
+
+import msgspec
+from mcp.server import MCPServer
+from mcp.types import CallToolResult, TextContent, ToolAnnotations
+from pydantic import Field
+from starlette.applications import Starlette
+
+from models import RecallError
+
+from .requests import search_request
+from .service import RecallService
+from .settings import Settings
+
+__all__ = ["build_mcp", "mcp_lifespan", "run_stdio", "streamable_http_app"]
+
+P = ParamSpec("P")
+
+INSTRUCTIONS = (
+    "recall searches the user's archived conversations with AI assistants (Chinese and English). "
+    "Call search_archive when the user refers to something discussed before; then get_session "
+    "to read a hit in full."
+)
+
+
+def build_mcp(service: RecallService) -> MCPServer:
+    """An MCP server whose tools all call the one `service` given."""
+    server = MCPServer("recall", instructions=INSTRUCTIONS)
+    read_only = ToolAnnotations(read_only_hint=True, open_world_hint=False)
+
+    # Tools are plain sync functions: the SDK runs them on a worker thread, so search and
+    # ingest (embedding, index writes) never block the event loop.
+
+    @server.tool(annotations=read_only, description=(
+        "Search the archive of past conversations for sessions matching a query, best first. "
+        "Use it whenever the user mentions something said or decided before. Chinese and English "
+        "both work, by words or by meaning; put an exact phrase in double quotes. Each result has "
+        "session_id, date, channel, title, score and up to three best messages with a snippet "
+        "(highlights are [start, end) offsets into it). Pass a session_id to get_session to read "
+        "the whole conversation. An empty results list means nothing relevant was found."))
+    @_tool_result
+    def search_archive(
+        query: Annotated[str, Field(description="words, a question or an identifier; 中文或英文")],
+        date: Annotated[str | None, Field(
+            description="only this day, month or year: YYYY-MM-DD, YYYY-MM or YYYY")] = None,
+        since: Annotated[str | None, Field(
+            description="only on or after this date: YYYY-MM-DD, YYYY-MM or YYYY")] = None,
+        until: Annotated[str | None, Field(
+            description="only on or before this date: YYYY-MM-DD, YYYY-MM or YYYY")] = None,
+        channel: Annotated[str | None, Field(
+            description="only sessions from this channel, e.g. telegram, discord, cli")] = None,
+        limit: Annotated[int, Field(description="how many sessions to return")] = 5,
+    ) -> dict[str, Any]:
+        values = {"date": date, "since": since, "until": until, "channel": channel, "limit": limit}
+        return msgspec.to_builtins(service.search(search_request(values, query)))
+
+    @server.tool(annotations=read_only, description=(
+        "Read one archived session by its session_id (from search_archive): summary, topics, "
+        "decisions and messages. With token_budget, returns the summary plus only the newest "
+        "messages that fit in about that many tokens, and says how many were omitted."))
+    @_tool_result
+    def get_session(
+        session_id: Annotated[str, Field(description="the session_id of a search result")],
+        token_budget: Annotated[int | None, Field(
+            description="keep the answer under about this many tokens")] = None,
+    ) -> dict[str, Any]:
+        return service.session(session_id, token_budget)
+
+    @server.tool(annotations=ToolAnnotations(destructive_hint=False, idempotent_hint=True,
+                                             open_world_hint=False), description=(
+        "Save a conversation into the archive and index it so search_archive can find it. "
+        "`session` is one archive record: sessionId (letters, digits, '-', '_'), date "
+        "(YYYY-MM-DD), messages (a list of {role, content, time?}), and optionally channel, "
+        "participants, topics, decisions, summary. Secrets are redacted before anything is "
+        "stored. Saving the same sessionId again replaces it; changed is false if nothing "
+        "differed."))
+    @_tool_result
+    def archive_session(
+        session: Annotated[dict[str, Any], Field(description="the session record to archive")],
+    ) -> dict[str, Any]:
+        session_id, changed = service.ingest_record(session)
+        return {"session_id": session_id, "indexed": True, "changed": changed}
+
+    @server.tool(annotations=ToolAnnotations(destructive_hint=True, idempotent_hint=False,
+                                             open_world_hint=False), description=(
+        "Delete one session permanently from the archive and both search indexes. Only when "
+        "the user asks for it."))
+    @_tool_result
+    def delete_session(
+        session_id: Annotated[str, Field(description="the session_id to delete")],
+    ) -> dict[str, Any]:
+        service.delete(session_id)
+        return {"session_id": session_id, "deleted": True}
+
+    # Later: extract_memories (facts and decisions from a session) and the recovery tools
+    # (stats, reindex, quarantine) are registered here, each wrapped in @_tool_result.
+
+    return server
+
+
+def _tool_result(fn: Callable[P, dict[str, Any]]) -> Callable[P, CallToolResult]:
+    """Turn a tool's dict into compact JSON text plus structured content, and a RecallError
+    into a tool error whose text is its detail alone.
+
+    The SDK would indent the JSON (tokens an agent pays for) and prefix errors with
+    "Error executing tool …". Any other exception is left to the SDK, which logs the
+    traceback on the server and tells the client only "Error executing tool <name>".
+    """
+
+    @functools.wraps(fn)  # keeps the signature and annotations the SDK builds schemas from
+    def call(*args: P.args, **kwargs: P.kwargs) -> CallToolResult:
+        try:
+            out = fn(*args, **kwargs)
+        except RecallError as exc:
+            return CallToolResult(content=[TextContent(type="text", text=exc.detail)], is_error=True)
+        text = json.dumps(out, ensure_ascii=False, separators=(",", ":"))
+        return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=out)
+
+    return call
+
+
+def run_stdio(service: RecallService) -> None:
+    """Serve over stdin/stdout until the client closes them (logs go to stderr)."""
+    build_mcp(service).run("stdio")
+
+
+def streamable_http_app(server: MCPServer, *, host: str = "127.0.0.1") -> Starlette:
+    """An ASGI app serving MCP streamable HTTP at its own root path "/".
+
+    Mount it at /mcp (Litestar: an `asgi(path="/mcp", is_mount=True, copy_scope=True)`
+    handler that awaits it); Litestar hands mounted apps the path below the mount, "/", so
+    clients use http://HOST:PORT/mcp. A mounted app's own lifespan is not run by the host,
+    so the host must run `mcp_lifespan(server)` in its lifespan (Litestar:
+    `lifespan=[mcp_lifespan(server)]`); without it every request fails. Call this once per
+    server, and build a new server for each new host app: a session manager runs only once.
+
+    `host` is where the app is served: for 127.0.0.1/localhost the SDK rejects requests whose
+    Host or Origin header is not local (DNS-rebinding protection); other hosts disable that.
+    Stateless: recall's tools keep no per-client state, so any worker answers any request and
+    a restart strands no client session.
+    """
+    return server.streamable_http_app(streamable_http_path="/", stateless_http=True, host=host)
+
+
+@asynccontextmanager
+async def mcp_lifespan(server: MCPServer) -> AsyncIterator[None]:
+    """Run the session manager of `streamable_http_app(server)` for the host app's lifetime."""
+    async with server.session_manager.run():
+        yield
+
+
+if __name__ == "__main__":
+    run_stdio(RecallService(Settings.from_env()))

@@ -1,0 +1,146 @@
+"""The MCP server end to end: over stdio as a subprocess, and over streamable HTTP in Litestar."""
+
+from __future__ import annotations
+
+import json
+import socket
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+import uvicorn
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.types import CallToolResult
+
+from api import RecallService
+from api.app import create_app
+
+from .conftest import make_service
+
+ROOT = Path(__file__).resolve().parents[1]
+TOOLS = {"search_archive", "get_session", "archive_session", "delete_session"}
+
+NEW_SESSION = {
+    "sessionId": "t-mcp-new",
+    "date": "2026-05-02",
+    "channel": "mcp",
+    "messages": [
+        {"role": "user", "content": "Which zeppelin museum did we pick in Friedrichshafen?"},
+        {"role": "assistant", "content": "The Zeppelin Museum by the harbour, opening at nine."},
+    ],
+}
+
+
+async def _call(client: ClientSession, name: str, /, **arguments: Any) -> CallToolResult:
+    result = await client.call_tool(name, arguments)
+    assert isinstance(result, CallToolResult)
+    return result
+
+
+def _data(result: CallToolResult) -> dict[str, Any]:
+    assert not result.is_error, result.content
+    # the text is the same object as the structured content, for clients that read only text
+    assert json.loads(result.content[0].text) == result.structured_content  # type: ignore[union-attr]
+    return result.structured_content
+
+
+def _error(result: CallToolResult) -> str:
+    assert result.is_error
+    return result.content[0].text  # type: ignore[union-attr]
+
+
+def test_stdio_server(writable: RecallService, tmp_path: Path) -> None:
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "api.cli", "mcp"], cwd=ROOT,
+        env={"RECALL_HOME": str(writable.settings.home), "RECALL_EMBEDDER": "hash"},
+    )
+
+    async def scenario() -> None:
+        with (tmp_path / "server.log").open("w") as errlog:
+            async with stdio_client(params, errlog=errlog) as (read, write), \
+                    ClientSession(read, write) as session:
+                await session.initialize()
+                await _scenario(session)
+
+    anyio.run(scenario)
+
+
+async def _scenario(session: ClientSession) -> None:
+    tools = {tool.name: tool for tool in (await session.list_tools()).tools}
+    assert set(tools) == TOOLS
+    assert all(tool.input_schema["type"] == "object" and tool.description for tool in tools.values())
+    assert set(tools["search_archive"].input_schema["properties"]) == {
+        "query", "date", "since", "until", "channel", "limit"}
+
+    found = _data(await _call(session, "search_archive", query="升级"))
+    assert found["query"] == "升级"
+    assert found["results"][0]["session_id"] == "t-zh-upgrade"
+    assert set(found["results"][0]["messages"][0]) >= {"id", "role", "time", "snippet", "score"}
+    bad_date = _error(await _call(session, "search_archive", query="x", date="2026-13"))
+    assert bad_date == "'2026-13' is not a real date"
+
+    short = _data(await _call(session, "get_session", session_id="t-en-errors", token_budget=40))
+    assert 0 < len(short["messages"]) < 5 and short["omittedMessages"] == 5 - len(short["messages"])
+    assert _error(await _call(session, "get_session", session_id="nope")) == "no session 'nope'"
+
+    saved = _data(await _call(session, "archive_session", session=NEW_SESSION))
+    assert saved == {"session_id": "t-mcp-new", "indexed": True, "changed": True}
+    again = _data(await _call(session, "archive_session", session=NEW_SESSION))
+    assert again["changed"] is False
+    hits = _data(await _call(session, "search_archive", query="zeppelin museum"))["results"]
+    assert hits[0]["session_id"] == "t-mcp-new"
+
+    bad = {**NEW_SESSION, "sessionId": "t-mcp-bad", "messages": "just a string"}
+    reason = _error(await _call(session, "archive_session", session=bad))
+    assert "'messages' must be a list" in reason and "Traceback" not in reason
+
+    deleted = _data(await _call(session, "delete_session", session_id="t-mcp-new"))
+    assert deleted == {"session_id": "t-mcp-new", "deleted": True}
+    assert "no session" in _error(await _call(session, "get_session", session_id="t-mcp-new"))
+    hits = _data(await _call(session, "search_archive", query="zeppelin museum"))["results"]
+    assert "t-mcp-new" not in {hit["session_id"] for hit in hits}
+    assert "no session" in _error(await _call(session, "delete_session", session_id="t-mcp-new"))
+
+
+@pytest.fixture
+def http_url(built_home: Path) -> Iterator[str]:
+    """The real app (MCP mounted at /mcp beside the HTTP API) on real uvicorn."""
+    service = make_service(built_home)
+    app = create_app(service.settings, service)
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    web = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
+    thread = threading.Thread(target=web.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    try:
+        deadline = time.monotonic() + 20
+        while not web.started:
+            assert thread.is_alive() and time.monotonic() < deadline, "uvicorn did not start"
+            time.sleep(0.02)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        web.should_exit = True
+        thread.join(10)
+        sock.close()
+
+
+def test_streamable_http_in_litestar(http_url: str) -> None:
+    async def scenario() -> None:
+        async with streamable_http_client(http_url) as (read, write), \
+                ClientSession(read, write) as session:
+            await session.initialize()
+            assert {tool.name for tool in (await session.list_tools()).tools} == TOOLS
+            found = _data(await _call(session, "search_archive", query="升级", limit=2))
+            assert found["results"][0]["session_id"] == "t-zh-upgrade"
+            assert len(found["results"]) <= 2
+            assert _error(await _call(session, "get_session", session_id="nope")) == "no session 'nope'"
+
+    anyio.run(scenario)
