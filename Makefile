@@ -23,7 +23,8 @@ run: $(STAMP)
 	$(RECALL) search "最后决定用什么数据库"
 	$(RECALL) search "ERR_CONNECTION_REFUSED"
 	$(RECALL) search "vacation planning in Japan" --mode vector --limit 3
-	$(RECALL) search "deploy on Friday" --since 2026-04-01
+	$(RECALL) search "Friday deploys" --limit 3
+	$(RECALL) search "周五上线" --since 2026-04-01
 
 test: $(STAMP)
 	$(PY) -m pytest

