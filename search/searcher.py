@@ -37,6 +37,8 @@ RRF_K = 10
 WEIGHT_KEYWORD = 1.0
 WEIGHT_SAME_LANGUAGE = 0.5
 WEIGHT_OTHER_LANGUAGE = 1.0
+# vector hits must rise this much further above the background when no query word is known
+UNKNOWN_WORDS_EXTRA_MARGIN = 0.015
 # a session's score: its best message plus a share of its second best (more evidence, more trust)
 SECOND_HIT_SHARE = 0.5
 MAX_LIMIT = 100
@@ -92,6 +94,7 @@ class Searcher:
         rankings: list[list[str]] = []
         weights: list[float] = []
 
+        hits = []
         if request.mode in ("hybrid", "keyword"):
             hits = gen.keyword.search(terms, request.filters, KEYWORD_CANDIDATES)
             for rank, hit in enumerate(hits, start=1):
@@ -102,7 +105,11 @@ class Searcher:
 
         if request.mode in ("hybrid", "vector") and self._use_vectors(request):
             gen.check_embedder(self.embedder.name)
-            for ranked, weight in self._vector_rankings(gen, request, candidates):
+            # Not one query word occurs in the archive: likely about something it does not hold,
+            # so only a clearly strong semantic match may answer (honest "no match").
+            words_known = bool(hits) or bool(gen.keyword.search(terms, request.filters, 1))
+            extra = 0.0 if words_known else UNKNOWN_WORDS_EXTRA_MARGIN
+            for ranked, weight in self._vector_rankings(gen, request, candidates, extra):
                 rankings.append(ranked)
                 weights.append(weight)
 
@@ -111,7 +118,8 @@ class Searcher:
         return SearchResponse(request.query, self._group(gen, request, terms, candidates))
 
     def _vector_rankings(self, gen: Generation, request: SearchRequest,
-                         candidates: dict[str, _Candidate]) -> list[tuple[list[str], float]]:
+                         candidates: dict[str, _Candidate],
+                         extra_margin: float = 0.0) -> list[tuple[list[str], float]]:
         """Vector hits above the query's floor. A multilingual model prefers text in the
         query's language, so in hybrid mode each passage language is ranked on its own and
         fusion gives both a fair place; vector mode ranks all hits by how far they rise above
@@ -127,7 +135,7 @@ class Searcher:
         margins: dict[str, float] = {}
         for lang, weight in lists:
             ranked: list[str] = []
-            floor = self._background().floor(vector, lang)
+            floor = self._background().floor(vector, lang) + extra_margin
             for hit in gen.vectors.search(vector, request.filters, VECTOR_CANDIDATES, lang=lang):
                 if hit.similarity < floor or hit.key in ranked:
                     continue  # below the floor it is noise; a message counts once (best passage)

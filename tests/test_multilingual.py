@@ -66,3 +66,9 @@ def test_switching_models_needs_reindex(e5_service: RecallService, e5_dir: Path)
     other = RecallService(Settings(home=e5_service.data.root, embedder="minilm", model_cache=e5_dir.parent))
     with pytest.raises(IndexMismatch, match="recall reindex"):
         other.search(SearchRequest(query="Kyoto", mode="vector"))
+
+
+@pytest.mark.parametrize("query", ["xylophone quasar zebra", "asdf qwer zxcv", "如何饲养企鹅",
+                                   "火星上的紫色大象"])
+def test_e5_nonsense_finds_nothing(e5_service: RecallService, query: str) -> None:
+    assert _top(e5_service, query, "hybrid") == []
