@@ -15,7 +15,7 @@ from litestar.plugins.prometheus import PrometheusConfig
 from litestar.types import Receive, Scope, Send
 from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, Gauge, generate_latest
 
-from models import RecallError, SearchResponse
+from models import RecallError, SearchRequest, SearchResponse
 
 from .auth import bearer_ok, token_guard
 from .mcp_server import build_mcp, mcp_lifespan, streamable_http_app
@@ -137,9 +137,13 @@ def create_app(settings: Settings, service: RecallService | None = None, *,
         await mcp_app(scope, receive, send)  # type: ignore[arg-type]
 
     def warm_up(app: Litestar) -> None:
-        # load the model at start-up, not on the first request
+        # load the model (and the relevance floor's reference lines) at start-up, not on the
+        # first requests, which would otherwise all wait for it
         if service.data.current_generation():
-            service.searcher.embedder.embed_query("warm up")
+            try:
+                service.search(SearchRequest(query="warm up"))
+            except RecallError as exc:  # e.g. an index built with another model: say so, serve anyway
+                log.warning("warm-up search failed: %s", exc.detail)
 
     v1 = Router(
         path="/v1",
@@ -157,6 +161,7 @@ def create_app(settings: Settings, service: RecallService | None = None, *,
         openapi_config=OpenAPIConfig(title="recall", version="1", path="/schema"),
         request_max_body_size=int(settings.max_body_mb * 1_000_000),
         on_startup=[warm_up],
+        logging_config=None,  # logging belongs to the entry point (CLI), not the library
         debug=False,
     )
     return app

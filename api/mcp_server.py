@@ -37,7 +37,8 @@ INSTRUCTIONS = (
 
 def build_mcp(service: RecallService) -> MCPServer:
     """An MCP server whose tools all call the one `service` given."""
-    server = MCPServer("recall", instructions=INSTRUCTIONS)
+    # WARNING: the SDK otherwise sets the root logger to INFO for the whole process
+    server = MCPServer("recall", instructions=INSTRUCTIONS, log_level="WARNING")
     read_only = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 
     # Tools are plain sync functions: the SDK runs them on a worker thread, so search and

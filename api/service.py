@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import threading
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
@@ -36,13 +37,15 @@ class RecallService:
         self.settings = settings
         self.data = DataDir(settings.home)
         self._embedder = embedder
+        self._lock = threading.Lock()
         self.progress = progress
         self.searcher = Searcher(self.data, lambda: self.embedder)
 
     @property
     def embedder(self) -> Embedder:
-        if self._embedder is None:
-            self._embedder = load_embedder(self.settings.embedder, self.settings.model_cache)
+        with self._lock:  # concurrent first requests must not load the model twice
+            if self._embedder is None:
+                self._embedder = load_embedder(self.settings.embedder, self.settings.model_cache)
         return self._embedder
 
     def ingestor(self) -> Ingestor:

@@ -10,6 +10,8 @@ language lower across the board, answers included.
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 
 from indexer.embedders import Embedder
@@ -35,13 +37,15 @@ class Background:
     def __init__(self, embedder: Embedder) -> None:
         self.embedder = embedder
         self._lines: dict[str, np.ndarray] = {}
+        self._lock = threading.Lock()  # server threads may ask at once; embed the lines once
 
     def floor(self, query_vector: np.ndarray, lang: str | None = None) -> float:
         """The similarity a vector hit in passages of `lang` ("cjk", "other" or None for
         both) must reach to count as a match for this query."""
-        if not self._lines:
-            self._lines = {"other": self.embedder.embed_passages(list(GENERIC_LINES_EN)),
-                           "cjk": self.embedder.embed_passages(list(GENERIC_LINES_ZH))}
+        with self._lock:
+            if not self._lines:
+                self._lines = {"other": self.embedder.embed_passages(list(GENERIC_LINES_EN)),
+                               "cjk": self.embedder.embed_passages(list(GENERIC_LINES_ZH))}
         langs = [lang] if lang else list(self._lines)
         background = max(float((self._lines[k] @ query_vector).max()) for k in langs)
         return max(self.embedder.similarity_floor, background + self.embedder.similarity_margin)
