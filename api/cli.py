@@ -62,6 +62,16 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("reindex", help="rebuild both indexes from the archive, switching atomically")
     p.add_argument("--json", action="store_true")
 
+    p = sub.add_parser("snapshots", help="list a session's snapshots (saved states)")
+    p.add_argument("session_id", metavar="ID")
+    p.add_argument("--keep", type=int, help="delete all but the newest N first")
+    p.add_argument("--json", action="store_true")
+
+    p = sub.add_parser("recover", help="choose the snapshot to resume a session from")
+    p.add_argument("session_id", metavar="ID")
+    p.add_argument("--context", help="what you want to resume now (ranks by relevance too)")
+    p.add_argument("--json", action="store_true")
+
     p = sub.add_parser("serve", help="serve the HTTP API (and MCP at /mcp)")
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default: loopback only)")
     p.add_argument("--port", type=int, default=8765)
@@ -227,6 +237,34 @@ def cmd_serve(service: RecallService, args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_snapshots(service: RecallService, args: argparse.Namespace) -> int:
+    snapshots = service.snapshots(args.session_id, args.keep)
+    if args.json:
+        print(msgspec.json.encode({"session_id": args.session_id, "snapshots": snapshots}).decode())
+        return 0
+    if not snapshots:
+        print(f"no snapshots for {args.session_id}")
+    for s in snapshots:
+        open_tasks = sum(1 for t in s.tasks if t.is_open)
+        print(f"{s.id}  {s.created_at}  {len(s.intents)} intents, {len(s.facts)} facts, "
+              f"{open_tasks}/{len(s.tasks)} open tasks  {s.description}")
+    return 0
+
+
+def cmd_recover(service: RecallService, args: argparse.Namespace) -> int:
+    decision = service.recover(args.session_id, args.context)
+    if args.json:
+        print(msgspec.json.encode(decision).decode())
+        return 0
+    print(f"resume from {decision.selected.id} ({decision.selected.created_at}): "
+          f"{decision.strategy}, confidence {decision.confidence:.2f}")
+    for reason in decision.reasons:
+        print(f"  - {reason}")
+    for alt in decision.alternatives:
+        print(f"  alternative {alt.snapshot_id}: score {alt.score:.3f}")
+    return 0
+
+
 def cmd_mcp(service: RecallService, args: argparse.Namespace) -> int:
     from .mcp_server import run_stdio
 
@@ -246,7 +284,7 @@ def cmd_settings(service: RecallService, args: argparse.Namespace) -> int:
 COMMANDS = {
     "index": cmd_index, "search": cmd_search, "show": cmd_show, "stats": cmd_stats,
     "delete": cmd_delete, "reindex": cmd_reindex, "settings": cmd_settings, "serve": cmd_serve,
-    "mcp": cmd_mcp,
+    "mcp": cmd_mcp, "snapshots": cmd_snapshots, "recover": cmd_recover,
 }
 
 

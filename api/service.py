@@ -11,18 +11,22 @@ from typing import Any
 
 from indexer import DataDir, Embedder, IndexReport, Ingestor, load_embedder
 from indexer.progress import ProgressFactory, silent_progress
+from indexer.snapshots import SnapshotStore
 from indexer.state import State
 from models import (
     IndexUnavailable,
     InvalidInput,
     NotFound,
+    RecoveryDecision,
     SearchRequest,
+    Snapshot,
     SearchResponse,
     UnsafeSessionId,
     check_session_id,
     estimate_tokens,
 )
 from search import Searcher, check_day
+from search.recovery import recover
 
 from .settings import Settings
 
@@ -132,6 +136,22 @@ class RecallService:
         if bool(rows) != bool(documents) or bool(rows) != bool(passages):
             raise IndexUnavailable("the indexes do not match the archive; run `recall reindex`")
         return {"status": "ok", "sessions": len(rows), "generation": self.data.current_generation()}
+
+    def snapshots(self, session_id: str, keep: int | None = None) -> list[Snapshot]:
+        """The session's snapshots, oldest first; with `keep`, only the newest N are kept."""
+        store = SnapshotStore(self.data)
+        session_id = self._safe_id(session_id)
+        if keep is not None:
+            if keep < 1:
+                raise InvalidInput("keep must be at least 1")
+            store.keep_newest(session_id, keep)
+        return store.list(session_id)
+
+    def recover(self, session_id: str, context: str | None = None) -> RecoveryDecision:
+        """Which of the session's snapshots to resume from, how sure, why, and how."""
+        snapshots = SnapshotStore(self.data).require(self._safe_id(session_id))
+        embedder = self.embedder if context and context.strip() else None
+        return recover(snapshots, context, embedder=embedder)
 
     def stats(self) -> dict[str, Any]:
         state = State(self.data.state_db)

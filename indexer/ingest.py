@@ -23,7 +23,15 @@ from typing import Any
 
 import msgspec
 
-from models import IndexUnavailable, InvalidSession, NotFound, RecallError, Session, parse_session
+from models import (
+    IndexUnavailable,
+    InvalidSession,
+    NotFound,
+    RecallError,
+    Session,
+    parse_session,
+    parse_snapshot,
+)
 
 from .documents import session_documents, split_passages
 from .embedders import Embedder
@@ -32,7 +40,8 @@ from .layout import DataDir, atomic_write
 from .lock import WriterLock
 from .progress import ProgressFactory, silent_progress
 from .redact import redact_value
-from .sources import discover, file_hash, load_file, quarantine
+from .snapshots import SnapshotStore
+from .sources import RawSnapshot, discover, file_hash, load_file, quarantine
 from .state import SessionRow, State
 
 __all__ = ["IndexReport", "Ingestor", "Rejection"]
@@ -56,6 +65,7 @@ class IndexReport:
     seconds: float = 0.0
     messages: int = 0
     files: int = 0
+    snapshots: int = 0
     redacted: Counter[str] = field(default_factory=Counter)
 
     def to_dict(self) -> dict[str, Any]:
@@ -66,6 +76,7 @@ class IndexReport:
             "seconds": round(self.seconds, 3),
             "messages": self.messages,
             "files": self.files,
+            "snapshots": self.snapshots,
             "redacted": dict(self.redacted),
         }
 
@@ -224,6 +235,13 @@ class Ingestor:
             raws = load_file(path, data, self.max_file_bytes)
             out = []
             for raw in raws:
+                if isinstance(raw, RawSnapshot):
+                    redacted, counts = redact_value(raw.record)
+                    SnapshotStore(self.data).save(parse_snapshot(redacted))
+                    report.redacted.update(counts)
+                    report.snapshots += 1
+                    state.record_sources([(source, digest, None)])
+                    continue
                 session, archive_bytes, counts = normalize(raw.record, raw.fallback_id)
                 content_hash = _sha(archive_bytes)
                 earlier = claimed.get(session.session_id)
@@ -351,6 +369,8 @@ class Ingestor:
         gen.keyword.delete_sessions(session_ids)
         gen.keyword.commit()
         gen.vectors.delete_sessions(session_ids)
+        for session_id in session_ids:  # forgetting a session forgets its saved states too
+            SnapshotStore(self.data).delete_session(session_id)
         state.forget(session_ids)
 
     def _adopt_archive(self, state: State, archive_files: Iterable[Path]) -> None:

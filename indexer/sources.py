@@ -20,7 +20,7 @@ from models import InvalidSession, PayloadTooLarge
 
 from .redact import redact_text
 
-__all__ = ["RawSession", "discover", "file_hash", "load_file", "quarantine"]
+__all__ = ["RawSession", "RawSnapshot", "discover", "file_hash", "load_file", "quarantine"]
 
 SUFFIXES = (".json", ".jsonl")
 METADATA_NAMES = {"index.json"}
@@ -30,6 +30,18 @@ METADATA_NAMES = {"index.json"}
 class RawSession:
     record: dict[str, Any]
     fallback_id: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class RawSnapshot:
+    """A conversation-recovery snapshot (intents, facts, tasks), kept beside the archive."""
+
+    record: dict[str, Any]
+
+
+def _is_snapshot(item: Any) -> bool:
+    return isinstance(item, dict) and "messages" not in item and "sessionId" in item and any(
+        key in item for key in ("intents", "facts", "tasks"))
 
 
 def discover(paths: Iterable[Path]) -> Iterator[Path]:
@@ -61,7 +73,7 @@ def file_hash(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def load_file(path: Path, data: bytes, max_bytes: int) -> list[RawSession]:
+def load_file(path: Path, data: bytes, max_bytes: int) -> list[RawSession | RawSnapshot]:
     """Decode one input file; raises InvalidSession / PayloadTooLarge with the reason."""
     if len(data) > max_bytes:
         raise PayloadTooLarge(f"file is {len(data) / 1e6:.1f} MB, over the {max_bytes / 1e6:.0f} MB limit")
@@ -80,6 +92,8 @@ def load_file(path: Path, data: bytes, max_bytes: int) -> list[RawSession]:
     except RecursionError:
         raise InvalidSession("JSON is nested too deeply") from None
     items = value if isinstance(value, list) else [value]
+    if items and all(_is_snapshot(item) for item in items):
+        return [RawSnapshot(item) for item in items]
     if not items or not all(isinstance(item, dict) and "messages" in item for item in items):
         raise InvalidSession("not an archived session: expected an object with a 'messages' list")
     fallback = path.stem if len(items) == 1 else None

@@ -14,12 +14,24 @@ from .errors import (
 )
 from .hits import MessageHit, SearchFilters, SearchRequest, SearchResponse, SessionHit
 from .ids import check_session_id
+from .memory import MEMORY_TYPES, Memory
 from .parse import parse_session, parse_time, text_of
+from .recovery import RecoveryDecision, RecoveryOptions
 from .session import Decision, Feedback, Message, Session
+from .snapshot import Fact, Intent, Snapshot, Task, parse_snapshot
 from .tokens import estimate_tokens
 
 __all__ = [
+    "MEMORY_TYPES",
     "Decision",
+    "Fact",
+    "Intent",
+    "Memory",
+    "RecoveryDecision",
+    "RecoveryOptions",
+    "Snapshot",
+    "Task",
+    "parse_snapshot",
     "Feedback",
     "IndexMismatch",
     "IndexUnavailable",

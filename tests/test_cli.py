@@ -97,3 +97,39 @@ def test_cli_errors_are_clear(recall, args: list[str], message: str) -> None:
     assert proc.returncode == 1
     assert message in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_snapshots_and_recover(recall, tmp_path: Path) -> None:
+    folder = tmp_path / "snapshots" / "t-zh-upgrade"
+    folder.mkdir(parents=True)
+    full = {"id": "snap-a", "sessionId": "t-zh-upgrade", "createdAt": "2026-03-29T20:00:00+08:00",
+            "description": "升级 OpenClaw 前的状态",
+            "intents": [{"id": "i1", "description": "升级 OpenClaw 并整理记忆系统", "confidence": 0.9,
+                         "fulfilled": False, "createdAt": "2026-03-29T20:00:00+08:00"}],
+            "facts": [{"id": "f1", "statement": "最后决定用Postgres数据库", "category": "decision",
+                       "confidence": 0.9, "active": True, "createdAt": "2026-03-29T20:00:00+08:00"}],
+            "tasks": [{"id": "t1", "description": "备份配置目录, password: hunter2-blue", "status": "pending",
+                       "priority": "high", "relatedIntentIds": ["i1"], "dependencies": [],
+                       "createdAt": "2026-03-29T20:00:00+08:00", "updatedAt": "2026-03-29T20:00:00+08:00"}],
+            "context": "升级前先备份。", "tokenCount": 0}
+    empty = {"id": "snap-b", "sessionId": "t-zh-upgrade", "createdAt": "2026-03-29T22:00:00+08:00",
+             "description": "", "intents": [], "facts": [], "tasks": [], "context": ""}
+    (folder / "snap-a.json").write_text(json.dumps(full, ensure_ascii=False))
+    (folder / "snap-b.json").write_text(json.dumps(empty))
+    report = json.loads(recall("index", str(SESSIONS), str(tmp_path / "snapshots"), "--json").stdout)
+    assert report["indexed"] == 6 and report["snapshots"] == 2 and report["redacted"]["password"] >= 1
+
+    listed = json.loads(recall("snapshots", "t-zh-upgrade", "--json").stdout)
+    assert [s["id"] for s in listed["snapshots"]] == ["snap-a", "snap-b"]
+    assert "hunter2" not in json.dumps(listed)
+
+    decision = json.loads(recall("recover", "t-zh-upgrade", "--json").stdout)
+    assert decision["selected_snapshot"]["id"] == "snap-a"  # the newest one is empty
+    assert set(decision) >= {"selected_snapshot", "confidence", "reasons", "alternatives", "strategy"}
+    assert decision["alternatives"][0]["snapshot_id"] == "snap-b"
+    assert "resume from snap-a" in recall("recover", "t-zh-upgrade", "--context", "继续升级").stdout
+
+    missing = recall("recover", "t-en-errors", ok=False)
+    assert missing.returncode == 1 and "has no snapshots" in missing.stderr
+    recall("delete", "t-zh-upgrade")
+    assert json.loads(recall("snapshots", "t-zh-upgrade", "--json").stdout)["snapshots"] == []

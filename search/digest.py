@@ -1,0 +1,70 @@
+"""Period digest (a day, a week or a month around a date): active topics with counts, open tasks,
+and recent activity, one line per day. Pure functions over session summaries and memories."""
+
+from __future__ import annotations
+
+import calendar
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from datetime import date, timedelta
+from typing import Any
+
+from models import InvalidQuery, Memory
+
+__all__ = ["PERIODS", "build_digest", "period_range"]
+
+PERIODS = ("day", "week", "month")
+
+
+def period_range(period: str, day: str) -> tuple[str, str]:
+    """First and last day (inclusive) of the period containing day; weeks run Monday-Sunday."""
+    if period not in PERIODS:
+        raise InvalidQuery(f"period must be one of {', '.join(PERIODS)}, not {period!r}")
+    try:
+        d = date.fromisoformat(day)
+    except ValueError:
+        raise InvalidQuery(f"cannot read date {day!r}: use YYYY-MM-DD") from None
+    if period == "day":
+        return d.isoformat(), d.isoformat()
+    if period == "week":
+        start = d - timedelta(days=d.weekday())
+        return start.isoformat(), (start + timedelta(days=6)).isoformat()
+    last = calendar.monthrange(d.year, d.month)[1]
+    return d.replace(day=1).isoformat(), d.replace(day=last).isoformat()
+
+
+def build_digest(period: str, start: str, end: str, sessions: Sequence[dict[str, Any]],
+                 memories: Iterable[Memory]) -> dict[str, Any]:
+    """sessions: summaries as listed by the service (date, topics, title, summary, ...)."""
+    topics = Counter(t for s in sessions for t in s.get("topics") or [])
+    tasks = sorted(
+        (m for m in memories if m.type == "project" and m.kind in ("task", "deadline")),
+        key=lambda m: (m.due_date or "9999", _PRIORITY_ORDER.get(m.priority or "medium", 2)),
+    )
+    by_day: dict[str, list[dict[str, Any]]] = {}
+    for s in sessions:
+        by_day.setdefault(s["date"], []).append(s)
+    activity = [
+        {"date": day, "sessions": len(items),
+         "line": "; ".join(_headline(s) for s in items)}
+        for day, items in sorted(by_day.items(), reverse=True)
+    ]
+    return {
+        "period": period, "start": start, "end": end,
+        "sessions": len(sessions),
+        "messages": sum(s.get("message_count", 0) for s in sessions),
+        "topics": [{"topic": t, "sessions": n} for t, n in topics.most_common(20)],
+        "open_tasks": [{"text": m.text, "session_id": m.session_id, "due_date": m.due_date,
+                        "priority": m.priority, "source_message_ids": list(m.source_message_ids)}
+                       for m in tasks],
+        "activity": activity,
+    }
+
+
+_PRIORITY_ORDER = {"critical": 0, "high": 1, "medium": 2, "low": 3}
+
+
+def _headline(session: dict[str, Any]) -> str:
+    text = session.get("title") or session.get("summary") or ", ".join(session.get("topics") or [])
+    text = (text or session["session_id"]).replace("\n", " ")
+    return text if len(text) <= 80 else text[:79] + "…"
