@@ -1,4 +1,4 @@
-"""Typed memories extracted from an archived session: what is worth remembering, and where it came from."""
+"""Typed memories extracted from a session: what is worth remembering, and where it came from."""
 
 from __future__ import annotations
 
