@@ -62,6 +62,20 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("reindex", help="rebuild both indexes from the archive, switching atomically")
     p.add_argument("--json", action="store_true")
 
+    p = sub.add_parser("memories", help="typed memories of a session (user, feedback, project, reference)")
+    p.add_argument("session_id", metavar="ID")
+    p.add_argument("--types", nargs="+", metavar="TYPE", help="only these types")
+    p.add_argument("--json", action="store_true")
+
+    p = sub.add_parser("snapshot", help="save a session's current state (its memories) as a snapshot")
+    p.add_argument("session_id", metavar="ID")
+    p.add_argument("--json", action="store_true")
+
+    p = sub.add_parser("digest", help="topics, open tasks and daily activity for a day, week or month")
+    p.add_argument("--period", choices=("day", "week", "month"), default="week")
+    p.add_argument("--date", help="a day inside the period (default: today)")
+    p.add_argument("--json", action="store_true")
+
     p = sub.add_parser("snapshots", help="list a session's snapshots (saved states)")
     p.add_argument("session_id", metavar="ID")
     p.add_argument("--keep", type=int, help="delete all but the newest N first")
@@ -237,6 +251,48 @@ def cmd_serve(service: RecallService, args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_memories(service: RecallService, args: argparse.Namespace) -> int:
+    memories = service.memories(args.session_id, args.types)
+    if args.json:
+        out = {"session_id": args.session_id,
+               "memories": [{"id": m.id, "type": m.type, "text": m.text, "confidence": m.confidence,
+                             "source_message_ids": list(m.source_message_ids), "entities": m.entities,
+                             "kind": m.kind, "priority": m.priority, "due_date": m.due_date}
+                            for m in memories]}
+        print(json.dumps(out, ensure_ascii=False))
+        return 0
+    for m in memories:
+        due = f" (due {m.due_date})" if m.due_date else ""
+        print(f"[{m.type}/{m.kind or '-'} {m.confidence:.2f}] {m.text}{due}")
+    return 0
+
+
+def cmd_snapshot(service: RecallService, args: argparse.Namespace) -> int:
+    snapshot = service.create_snapshot(args.session_id)
+    if args.json:
+        print(msgspec.json.encode(snapshot).decode())
+    else:
+        print(f"saved {snapshot.id}: {len(snapshot.intents)} intents, {len(snapshot.facts)} facts, "
+              f"{len(snapshot.tasks)} tasks")
+    return 0
+
+
+def cmd_digest(service: RecallService, args: argparse.Namespace) -> int:
+    digest = service.digest(args.period, args.date)
+    if args.json:
+        print(json.dumps(digest, ensure_ascii=False))
+        return 0
+    print(f"{digest['period']} {digest['start']} .. {digest['end']}: {digest['sessions']} sessions, "
+          f"{digest['messages']} messages")
+    if digest["topics"]:
+        print("topics: " + ", ".join(f"{t['topic']} ({t['sessions']})" for t in digest["topics"]))
+    for task in digest["open_tasks"]:
+        print(f"open task: {task['text']}" + (f" (due {task['due_date']})" if task["due_date"] else ""))
+    for day in digest["activity"]:
+        print(f"{day['date']}  {day['sessions']} sessions  {day['line']}")
+    return 0
+
+
 def cmd_snapshots(service: RecallService, args: argparse.Namespace) -> int:
     snapshots = service.snapshots(args.session_id, args.keep)
     if args.json:
@@ -285,6 +341,7 @@ COMMANDS = {
     "index": cmd_index, "search": cmd_search, "show": cmd_show, "stats": cmd_stats,
     "delete": cmd_delete, "reindex": cmd_reindex, "settings": cmd_settings, "serve": cmd_serve,
     "mcp": cmd_mcp, "snapshots": cmd_snapshots, "recover": cmd_recover,
+    "memories": cmd_memories, "snapshot": cmd_snapshot, "digest": cmd_digest,
 }
 
 

@@ -4,28 +4,35 @@ from __future__ import annotations
 
 import json
 import threading
+from datetime import datetime, timezone
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from indexer import DataDir, Embedder, IndexReport, Ingestor, load_embedder
 from indexer.progress import ProgressFactory, silent_progress
-from indexer.snapshots import SnapshotStore
+from indexer.memories import extract_memories
+from indexer.snapshots import SnapshotStore, snapshot_from_memories
 from indexer.state import State
 from models import (
     IndexUnavailable,
     InvalidInput,
+    Memory,
     NotFound,
     RecoveryDecision,
     SearchRequest,
-    Snapshot,
     SearchResponse,
+    Session,
+    Snapshot,
     UnsafeSessionId,
     check_session_id,
     estimate_tokens,
 )
 from search import Searcher, check_day
+from search.digest import build_digest, period_range
 from search.recovery import recover
 
 from .settings import Settings
@@ -136,6 +143,31 @@ class RecallService:
         if bool(rows) != bool(documents) or bool(rows) != bool(passages):
             raise IndexUnavailable("the indexes do not match the archive; run `recall reindex`")
         return {"status": "ok", "sessions": len(rows), "generation": self.data.current_generation()}
+
+    def memories(self, session_id: str, types: Sequence[str] | None = None) -> list[Memory]:
+        """Typed memories of an archived session (rule-based, deduplicated with the embedder)."""
+        session = self._archived(session_id)
+        # e5 scores unrelated text up to ~0.9: only near-identical statements count as duplicates
+        return extract_memories(session, types, embedder=self.embedder, dedupe_threshold=0.95)
+
+    def create_snapshot(self, session_id: str) -> Snapshot:
+        """Save the session's current state (its memories) as a new snapshot."""
+        session = self._archived(session_id)
+        created = datetime.now(timezone.utc).isoformat(timespec="seconds")
+        snapshot = snapshot_from_memories(session, self.memories(session_id), created)
+        SnapshotStore(self.data).save(snapshot)
+        return snapshot
+
+    def digest(self, period: str = "week", day: str | None = None) -> dict[str, Any]:
+        """Active topics, open tasks and one line per day for the period around `day`."""
+        start, end = period_range(period, day or datetime.now().date().isoformat())
+        listed = self.list_sessions(since=start, until=end, limit=MAX_PAGE)["sessions"]
+        tasks = [m for s in listed for m in extract_memories(self._archived(s["session_id"]), ["project"])]
+        return build_digest(period, start, end, listed, tasks)
+
+    def _archived(self, session_id: str) -> Session:
+        path = self._archive_path(self._safe_id(session_id))
+        return msgspec.json.decode(path.read_bytes(), type=Session)
 
     def snapshots(self, session_id: str, keep: int | None = None) -> list[Snapshot]:
         """The session's snapshots, oldest first; with `keep`, only the newest N are kept."""

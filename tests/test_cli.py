@@ -133,3 +133,32 @@ def test_snapshots_and_recover(recall, tmp_path: Path) -> None:
     assert missing.returncode == 1 and "has no snapshots" in missing.stderr
     recall("delete", "t-zh-upgrade")
     assert json.loads(recall("snapshots", "t-zh-upgrade", "--json").stdout)["snapshots"] == []
+
+
+def test_memories_snapshot_and_digest(recall) -> None:
+    recall("index", str(SESSIONS))
+    out = json.loads(recall("memories", "t-zh-upgrade", "--json").stdout)
+    assert out["session_id"] == "t-zh-upgrade"
+    texts = {m["type"]: m["text"] for m in out["memories"]}
+    assert any("Postgres" in m["text"] for m in out["memories"] if m["type"] == "project")
+    assert all(set(m) >= {"id", "type", "text", "confidence", "source_message_ids", "entities"}
+               for m in out["memories"])
+    assert texts
+    only = json.loads(recall("memories", "t-zh-upgrade", "--types", "project", "--json").stdout)
+    assert {m["type"] for m in only["memories"]} == {"project"}
+    secrets = json.dumps(json.loads(recall("memories", "t-secrets", "--json").stdout))
+    assert "hunter2" not in secrets and "S3cretPassw0rd" not in secrets
+    bad = recall("memories", "t-zh-upgrade", "--types", "gossip", ok=False)
+    assert bad.returncode == 1 and "gossip" in bad.stderr
+
+    saved = json.loads(recall("snapshot", "t-zh-upgrade", "--json").stdout)
+    assert saved["sessionId"] == "t-zh-upgrade" and saved["facts"]
+    listed = json.loads(recall("snapshots", "t-zh-upgrade", "--json").stdout)
+    assert [s["id"] for s in listed["snapshots"]] == [saved["id"]]
+    assert json.loads(recall("recover", "t-zh-upgrade", "--json").stdout)["selected_snapshot"]["id"] == saved["id"]
+
+    digest = json.loads(recall("digest", "--period", "month", "--date", "2026-03-15", "--json").stdout)
+    assert (digest["start"], digest["end"]) == ("2026-03-01", "2026-03-31")
+    assert digest["sessions"] == 2  # t-zh-upgrade and t-secrets
+    assert {"OpenClaw", "记忆系统"} <= {t["topic"] for t in digest["topics"]}
+    assert [a["date"] for a in digest["activity"]] == ["2026-03-29", "2026-03-05"]
