@@ -94,6 +94,45 @@ def delete_session_route(service: Service, session_id: FromPath[str]) -> None:
     service.delete(session_id)
 
 
+class MemoriesRequest(msgspec.Struct):
+    types: list[str] | None = None
+
+
+class RecoveryRequest(msgspec.Struct):
+    session_id: str
+    context: str | None = None
+
+
+@post("/sessions/{session_id:str}/memories", sync_to_thread=True, status_code=200,
+      summary="Typed memories of a session (user, feedback, project, reference)")
+def memories_route(service: Service, session_id: FromPath[str],
+                   data: JSONBody[MemoriesRequest]) -> dict[str, Any]:
+    return service.memories_payload(session_id, data.types)
+
+
+@get("/sessions/{session_id:str}/snapshots", sync_to_thread=True, summary="A session's snapshots, oldest first")
+def list_snapshots_route(service: Service, session_id: FromPath[str]) -> dict[str, Any]:
+    return {"session_id": session_id, "snapshots": msgspec.to_builtins(service.snapshots(session_id))}
+
+
+@post("/sessions/{session_id:str}/snapshots", sync_to_thread=True, status_code=201,
+      summary="Save the session's current state (its memories) as a snapshot")
+def create_snapshot_route(service: Service, session_id: FromPath[str]) -> dict[str, Any]:
+    return msgspec.to_builtins(service.create_snapshot(session_id))
+
+
+@post("/recovery", sync_to_thread=True, status_code=200,
+      summary="Choose the snapshot to resume a session from, with confidence, reasons, strategy")
+def recovery_route(service: Service, data: JSONBody[RecoveryRequest]) -> dict[str, Any]:
+    return msgspec.to_builtins(service.recover(data.session_id, data.context))
+
+
+@get("/digest", sync_to_thread=True, summary="Topics, open tasks and daily activity for a period")
+def digest_route(service: Service, period: FromQuery[str] = "week",
+                 date: OptionalText = None) -> dict[str, Any]:
+    return service.digest(period, date)
+
+
 @get("/stats", sync_to_thread=True, summary="What is archived and indexed")
 def stats_route(service: Service) -> dict[str, Any]:
     return service.stats()
@@ -148,7 +187,8 @@ def create_app(settings: Settings, service: RecallService | None = None, *,
     v1 = Router(
         path="/v1",
         route_handlers=[search_route, list_sessions_route, get_session_route, post_session_route,
-                        delete_session_route, stats_route],
+                        delete_session_route, stats_route, memories_route, list_snapshots_route,
+                        create_snapshot_route, recovery_route, digest_route],
         guards=[token_guard(settings.api_token)],
     )
     app = Litestar(

@@ -252,16 +252,10 @@ def cmd_serve(service: RecallService, args: argparse.Namespace) -> int:
 
 
 def cmd_memories(service: RecallService, args: argparse.Namespace) -> int:
-    memories = service.memories(args.session_id, args.types)
     if args.json:
-        out = {"session_id": args.session_id,
-               "memories": [{"id": m.id, "type": m.type, "text": m.text, "confidence": m.confidence,
-                             "source_message_ids": list(m.source_message_ids), "entities": m.entities,
-                             "kind": m.kind, "priority": m.priority, "due_date": m.due_date}
-                            for m in memories]}
-        print(json.dumps(out, ensure_ascii=False))
+        print(json.dumps(service.memories_payload(args.session_id, args.types), ensure_ascii=False))
         return 0
-    for m in memories:
+    for m in service.memories(args.session_id, args.types):
         due = f" (due {m.due_date})" if m.due_date else ""
         print(f"[{m.type}/{m.kind or '-'} {m.confidence:.2f}] {m.text}{due}")
     return 0

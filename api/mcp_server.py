@@ -105,8 +105,39 @@ def build_mcp(service: RecallService) -> MCPServer:
         service.delete(session_id)
         return {"session_id": session_id, "deleted": True}
 
-    # Later: extract_memories (facts and decisions from a session) and the recovery tools
-    # (stats, reindex, quarantine) are registered here, each wrapped in @_tool_result.
+    @server.tool(annotations=read_only, description=(
+        "Extract what is worth remembering from an archived session: 'user' (facts and "
+        "preferences about the person), 'feedback' (corrections and instructions to the "
+        "assistant), 'project' (decisions, constraints, tasks with priority and due date), "
+        "'reference' (links, versions, numbers, names). Each memory has its source message ids."))
+    @_tool_result
+    def extract_memories(
+        session_id: Annotated[str, Field(description="the session_id, from search_archive results")],
+        types: Annotated[list[str] | None, Field(description="only these types; default all")] = None,
+    ) -> dict[str, Any]:
+        return service.memories_payload(session_id, types)
+
+    @server.tool(annotations=read_only, description=(
+        "Decide which saved snapshot of a session to resume interrupted work from. Give the "
+        "current context (what the user wants to continue) to rank by relevance; returns the "
+        "chosen snapshot, a confidence, reasons, alternatives and a strategy (full_restore, "
+        "partial_restore, merge_current, summarize_only, confirm_first)."))
+    @_tool_result
+    def recover_session(
+        session_id: Annotated[str, Field(description="the session whose snapshots to rank")],
+        context: Annotated[str | None, Field(description="what the user wants to resume now")] = None,
+    ) -> dict[str, Any]:
+        return msgspec.to_builtins(service.recover(session_id, context))
+
+    @server.tool(annotations=read_only, description=(
+        "A digest of a day, week or month around a date: active topics with counts, open tasks, "
+        "and one line of activity per day. Use for 'what did we do last week?'."))
+    @_tool_result
+    def memory_digest(
+        period: Annotated[str, Field(description="day, week or month")] = "week",
+        date: Annotated[str | None, Field(description="YYYY-MM-DD inside the period; default today")] = None,
+    ) -> dict[str, Any]:
+        return service.digest(period, date)
 
     return server
 

@@ -150,6 +150,15 @@ class RecallService:
         # e5 scores unrelated text up to ~0.9: only near-identical statements count as duplicates
         return extract_memories(session, types, embedder=self.embedder, dedupe_threshold=0.95)
 
+    def memories_payload(self, session_id: str, types: Sequence[str] | None = None) -> dict[str, Any]:
+        """The one JSON shape of extracted memories, for the CLI, HTTP and MCP."""
+        return {"session_id": session_id, "memories": [
+            {"id": m.id, "type": m.type, "text": m.text, "confidence": m.confidence,
+             "source_message_ids": list(m.source_message_ids), "entities": m.entities,
+             "session_date": m.session_date, "kind": m.kind, "priority": m.priority,
+             "due_date": m.due_date}
+            for m in self.memories(session_id, types)]}
+
     def create_snapshot(self, session_id: str) -> Snapshot:
         """Save the session's current state (its memories) as a new snapshot."""
         session = self._archived(session_id)

@@ -229,3 +229,26 @@ def test_refuses_public_address_without_token(tmp_path: Path) -> None:
     proc = subprocess.run([sys.executable, "-m", "api.cli", "serve", "--host", "0.0.0.0"], cwd=ROOT, env=env,
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 1 and "RECALL_API_TOKEN" in proc.stderr
+
+
+def test_memories_snapshots_recovery_digest_routes(writable_client: TestClient) -> None:
+    memories = writable_client.post("/v1/sessions/t-zh-upgrade/memories", json={"types": ["project"]})
+    assert memories.status_code == 200
+    body = memories.json()
+    assert body["session_id"] == "t-zh-upgrade" and {m["type"] for m in body["memories"]} == {"project"}
+    bad = writable_client.post("/v1/sessions/t-zh-upgrade/memories", json={"types": ["gossip"]})
+    assert bad.status_code == 400 and "gossip" in bad.json()["detail"]
+    assert writable_client.get("/v1/sessions/t-zh-upgrade/snapshots").json()["snapshots"] == []
+    created = writable_client.post("/v1/sessions/t-zh-upgrade/snapshots")
+    assert created.status_code == 201 and created.json()["sessionId"] == "t-zh-upgrade"
+    listed = writable_client.get("/v1/sessions/t-zh-upgrade/snapshots").json()["snapshots"]
+    assert [s["id"] for s in listed] == [created.json()["id"]]
+    decision = writable_client.post("/v1/recovery", json={"session_id": "t-zh-upgrade", "context": "继续升级"})
+    assert decision.status_code == 200
+    assert decision.json()["selected_snapshot"]["id"] == created.json()["id"]
+    assert set(decision.json()) >= {"confidence", "reasons", "alternatives", "strategy"}
+    missing = writable_client.post("/v1/recovery", json={"session_id": "t-en-errors"})
+    assert missing.status_code == 404 and missing.headers["content-type"].startswith(PROBLEM)
+    digest = writable_client.get("/v1/digest", params={"period": "month", "date": "2026-03-15"}).json()
+    assert digest["sessions"] == 2 and digest["start"] == "2026-03-01"
+    assert writable_client.get("/v1/digest", params={"period": "year"}).status_code == 400

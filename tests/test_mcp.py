@@ -25,7 +25,8 @@ from api.app import create_app
 from .conftest import make_service
 
 ROOT = Path(__file__).resolve().parents[1]
-TOOLS = {"search_archive", "get_session", "archive_session", "delete_session"}
+TOOLS = {"search_archive", "get_session", "archive_session", "delete_session", "extract_memories",
+         "recover_session", "memory_digest"}
 
 NEW_SESSION = {
     "sessionId": "t-mcp-new",
@@ -142,5 +143,11 @@ def test_streamable_http_in_litestar(http_url: str) -> None:
             assert found["results"][0]["session_id"] == "t-zh-upgrade"
             assert len(found["results"]) <= 2
             assert _error(await _call(session, "get_session", session_id="nope")) == "no session 'nope'"
+            memories = _data(await _call(session, "extract_memories", session_id="t-zh-upgrade",
+                                         types=["project"]))["memories"]
+            assert memories and {m["type"] for m in memories} == {"project"}
+            digest = _data(await _call(session, "memory_digest", period="month", date="2026-03-10"))
+            assert digest["start"] == "2026-03-01" and digest["sessions"] == 2
+            assert "has no snapshots" in _error(await _call(session, "recover_session", session_id="t-en-errors"))
 
     anyio.run(scenario)
