@@ -18,6 +18,8 @@ from functools import lru_cache
 
 import Stemmer
 
+from models.tokens import CJK_CHAR, CJK_RANGES
+
 __all__ = [
     "Analyzed",
     "QueryTerms",
@@ -27,11 +29,11 @@ __all__ = [
     "match_spans",
 ]
 
-_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
+
 _WORD_CHAR = "0-9a-z\u00c0-\u024f\u0370-\u03ff\u0400-\u04ff\uff10-\uff19\uff21-\uff3a\uff41-\uff5a"
 # A word, or an identifier: words joined by _ . - / : @ without spaces.
 _TOKEN = re.compile(
-    rf"(?P<cjk>[{_CJK}]+)|(?P<word>[{_WORD_CHAR}]+(?:[._\-/:@][{_WORD_CHAR}]+)*)", re.IGNORECASE
+    rf"(?P<cjk>[{CJK_RANGES}]+)|(?P<word>[{_WORD_CHAR}]+(?:[._\-/:@][{_WORD_CHAR}]+)*)", re.IGNORECASE
 )
 _JOINER = re.compile(r"[._\-/:@]")
 _QUOTED = re.compile(r"[\"“”「」『』]([^\"“”「」『』]+)[\"“”「」『』]")
@@ -171,13 +173,10 @@ def match_spans(text: str, terms: QueryTerms) -> list[tuple[int, int]]:
 
 def is_cjk_text(text: str) -> bool:
     """True when most letters of text are CJK (drives language-aware fusion)."""
-    cjk = sum(1 for ch in text if _is_cjk_char(ch))
+    cjk = len(CJK_CHAR.findall(text))
     latin = sum(1 for ch in text if ch.isascii() and ch.isalpha())
     return cjk > 0 and cjk >= latin / 4
 
-
-def _is_cjk_char(ch: str) -> bool:
-    return bool(re.match(f"[{_CJK}]", ch))
 
 
 def _merge(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:

@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass
 
 from models import Session
+from models.tokens import CJK_CHAR
 
 __all__ = ["Doc", "Passage", "session_documents", "split_passages", "doc_key", "day_number"]
 
@@ -16,7 +17,6 @@ MAX_INDEXED_CHARS = 100_000
 PASSAGE_TOKENS = 200
 MAX_PASSAGES_PER_DOC = 16
 
-_CJK_CHAR = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
 _BREAK = re.compile(r"(?<=[.!?。！？；;\n])")
 
 
@@ -102,7 +102,7 @@ def split_passages(doc: Doc) -> list[Passage]:
 
 
 def _tokens(text: str) -> float:
-    cjk = len(_CJK_CHAR.findall(text))
+    cjk = len(CJK_CHAR.findall(text))
     return cjk + (len(text) - cjk) / 4
 
 
@@ -122,7 +122,7 @@ def _pieces(text: str) -> list[str]:
 def _cut_point(text: str) -> int:
     budget = 0.0
     for i, ch in enumerate(text):
-        budget += 1 if _CJK_CHAR.match(ch) else 0.25
+        budget += 1 if CJK_CHAR.match(ch) else 0.25
         if budget > PASSAGE_TOKENS:
             return max(i, 1)
     return len(text)
