@@ -49,10 +49,16 @@ def search_route(
     participant: OptionalText = None,
     role: OptionalText = None,
     session: OptionalText = None,
+    search_scope: Annotated[str, QueryParameter(  # "scope" is a name Litestar reserves
+        name="scope",
+        description="messages (default), memories (extracted memories), or all")] = "messages",
+    memory_type: Annotated[str | None, QueryParameter(
+        description="only memories of this type: user, feedback, project, reference")] = None,
     limit: Limit = 10,
 ) -> SearchResponse:
     values = {"mode": mode, "date": date, "since": since, "until": until, "channel": channel,
-              "participant": participant, "role": role, "session": session, "limit": limit}
+              "participant": participant, "role": role, "session": session, "scope": search_scope,
+              "memory_type": memory_type, "limit": limit}
     return service.search(search_request(values, q))
 
 

@@ -13,7 +13,7 @@ from typing import Any, TextIO
 import msgspec
 
 from indexer.progress import make_progress
-from models import InvalidInput, InvalidQuery, RecallError, SearchResponse
+from models import MEMORY_TYPES, InvalidInput, InvalidQuery, RecallError, SearchResponse
 
 from .requests import REQUEST_KEYS, search_request
 from .service import RecallService
@@ -45,6 +45,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--participant", help="only sessions with this participant")
     p.add_argument("--role", help="only messages with this role (user, assistant, ...)")
     p.add_argument("--session", help="only this session id")
+    p.add_argument("--memories", dest="scope", action="store_const", const="memories",
+                   help="search the memories extracted from sessions instead of the messages")
+    p.add_argument("--scope", choices=("messages", "memories", "all"),
+                   help="what to search: messages (default), memories, or all")
+    p.add_argument("--memory-type", choices=MEMORY_TYPES,
+                   help="only memories of this type (implies --memories)")
     p.add_argument("--limit", type=int, default=10, help="sessions to return (default 10)")
     p.add_argument("--json", action="store_true", help="print results as JSON")
 
@@ -356,7 +362,8 @@ def _print_results(response: SearchResponse, out: TextIO) -> None:
             text = m.snippet
             for start, end in reversed(m.highlights):
                 text = text[:start] + bold + text[start:end] + plain + text[end:]
-            print(f"   [{m.role}{' ' + m.id if m.id else ''}] {text}", file=out)
+            role = f"{m.role} {m.memory_type}" if m.memory_type else m.role
+            print(f"   [{role}{' ' + m.id if m.id else ''}] {text}", file=out)
         print(file=out)
 
 

@@ -10,7 +10,7 @@ import functools
 import json
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from typing import Annotated, Any, ParamSpec
+from typing import Annotated, Any, Literal, ParamSpec
 
 import msgspec
 from mcp.server import MCPServer
@@ -62,9 +62,14 @@ def build_mcp(service: RecallService) -> MCPServer:
             description="only on or before this date: YYYY-MM-DD, YYYY-MM or YYYY")] = None,
         channel: Annotated[str | None, Field(
             description="only sessions from this channel, e.g. telegram, discord, cli")] = None,
+        scope: Annotated[Literal["messages", "memories", "all"], Field(
+            description="messages (the conversations, default), memories (facts, preferences, "
+                        "feedback, decisions and references extracted from them), or all")
+        ] = "messages",
         limit: Annotated[int, Field(description="how many sessions to return")] = 5,
     ) -> dict[str, Any]:
-        values = {"date": date, "since": since, "until": until, "channel": channel, "limit": limit}
+        values = {"date": date, "since": since, "until": until, "channel": channel,
+                  "scope": scope, "limit": limit}
         return msgspec.to_builtins(service.search(search_request(values, query)))
 
     @server.tool(annotations=read_only, description=(

@@ -9,13 +9,15 @@ from search import check_day, date_range
 
 __all__ = ["REQUEST_KEYS", "search_request"]
 
-REQUEST_KEYS = ("mode", "date", "since", "until", "channel", "participant", "role", "session", "limit")
+REQUEST_KEYS = ("mode", "date", "since", "until", "channel", "participant", "role", "session",
+                "scope", "memory_type", "limit")
 
 
 def search_request(values: dict[str, Any], query: Any) -> SearchRequest:
     if not isinstance(query, str):
         raise InvalidQuery("'query' must be a string")
-    for key in ("date", "since", "until", "channel", "participant", "role", "session", "mode"):
+    for key in ("date", "since", "until", "channel", "participant", "role", "session", "mode",
+                "scope", "memory_type"):
         if values.get(key) is not None and not isinstance(values[key], str):
             raise InvalidQuery(f"'{key}' must be a string")
     since, until = values.get("since"), values.get("until")
@@ -26,6 +28,8 @@ def search_request(values: dict[str, Any], query: Any) -> SearchRequest:
         until=check_day(str(until), end=True) if until else None,
         channel=values.get("channel"), participant=values.get("participant"),
         role=values.get("role"), session=values.get("session"),
+        scope=values.get("scope") or ("memories" if values.get("memory_type") else "messages"),
+        memory_type=values.get("memory_type"),
     )
     mode = values.get("mode") or "hybrid"
     if mode not in ("hybrid", "keyword", "vector"):

@@ -14,7 +14,8 @@ import msgspec
 
 from indexer import DataDir, Embedder, IndexReport, Ingestor, load_embedder
 from indexer.progress import ProgressFactory, silent_progress
-from indexer.memories import extract_memories
+from indexer.memories import check_memory_types, extract_memories
+from indexer.memory_store import MemoryStore
 from indexer.snapshots import SnapshotStore, snapshot_from_memories
 from indexer.state import State
 from models import (
@@ -145,10 +146,15 @@ class RecallService:
         return {"status": "ok", "sessions": len(rows), "generation": self.data.current_generation()}
 
     def memories(self, session_id: str, types: Sequence[str] | None = None) -> list[Memory]:
-        """Typed memories of an archived session (rule-based, deduplicated with the embedder)."""
-        session = self._archived(session_id)
-        # e5 scores unrelated text up to ~0.9: only near-identical statements count as duplicates
-        return extract_memories(session, types, embedder=self.embedder, dedupe_threshold=0.95)
+        """Typed memories of an archived session: the ones stored when it was indexed
+        (rule-based, near-duplicates removed with the embedder)."""
+        wanted = check_memory_types(types)
+        session_id = self._safe_id(session_id)
+        self._archive_path(session_id)  # NotFound for a session that is not archived
+        stored = MemoryStore(self.data).load(session_id)
+        if stored is None:  # indexed by a version that did not store memories yet
+            stored = extract_memories(self._archived(session_id), embedder=self.embedder)
+        return [m for m in stored if m.type in wanted]
 
     def memories_payload(self, session_id: str, types: Sequence[str] | None = None) -> dict[str, Any]:
         """The one JSON shape of extracted memories, for the CLI, HTTP and MCP."""
@@ -171,7 +177,7 @@ class RecallService:
         """Active topics, open tasks and one line per day for the period around `day`."""
         start, end = period_range(period, day or datetime.now().date().isoformat())
         listed = self.list_sessions(since=start, until=end, limit=MAX_PAGE)["sessions"]
-        tasks = [m for s in listed for m in extract_memories(self._archived(s["session_id"]), ["project"])]
+        tasks = [m for s in listed for m in self.memories(s["session_id"], ["project"])]
         return build_digest(period, start, end, listed, tasks)
 
     def _archived(self, session_id: str) -> Session:

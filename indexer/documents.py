@@ -6,16 +6,20 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from models import Session
+from models import Memory, Session
 from models.tokens import CJK_CHAR
 
-__all__ = ["Doc", "Passage", "session_documents", "split_passages", "doc_key", "day_number"]
+__all__ = ["MEMORY_ROLE_PREFIX", "Doc", "Passage", "day_number", "doc_key", "memory_documents",
+           "session_documents", "split_passages"]
 
 # A keyword document indexes at most this much text; the archive keeps everything.
 MAX_INDEXED_CHARS = 100_000
 # Passages are cut by an estimate of model tokens: CJK characters ~1 token, other text ~1/4.
 PASSAGE_TOKENS = 200
 MAX_PASSAGES_PER_DOC = 16
+
+# Memory documents carry role "memory:<type>": searches leave them out unless asked for them.
+MEMORY_ROLE_PREFIX = "memory:"
 
 _BREAK = re.compile(r"(?<=[.!?。！？；;\n])")
 
@@ -73,6 +77,16 @@ def session_documents(session: Session) -> list[Doc]:
                 message.content)
         )
     return docs
+
+
+def memory_documents(session: Session, memories: list[Memory]) -> list[Doc]:
+    """One document per extracted memory, keyed by the memory id, dated like its session."""
+    participants = tuple(p.lower() for p in session.participants)
+    channel = (session.channel or "").lower()
+    day = day_number(session.date)
+    return [Doc(doc_key(session.session_id, m.id), session.session_id, m.id,
+                MEMORY_ROLE_PREFIX + m.type, session.date, day, channel, participants, None, m.text)
+            for m in memories]
 
 
 def session_text(session: Session) -> str:

@@ -33,11 +33,13 @@ from models import (
     parse_snapshot,
 )
 
-from .documents import session_documents, split_passages
+from .documents import memory_documents, session_documents, split_passages
 from .embedders import Embedder
 from .generation import Generation
 from .layout import DataDir, atomic_write
 from .lock import WriterLock
+from .memories import extract_memories
+from .memory_store import MemoryStore
 from .progress import ProgressFactory, silent_progress
 from .redact import redact_value
 from .snapshots import SnapshotStore
@@ -166,6 +168,7 @@ class Ingestor:
             try:
                 for row in state.sessions("deleting"):  # a delete a crash interrupted
                     (self.data.archive / row.archive_path).unlink(missing_ok=True)
+                    MemoryStore(self.data).delete(row.session_id)
                     state.forget([row.session_id])
                 old = self.data.current_generation()
                 name = f"gen-{time.strftime('%Y%m%d-%H%M%S')}-{time.time_ns() % 10**6:06d}"
@@ -312,6 +315,12 @@ class Ingestor:
             return
         ids = [p.session.session_id for p in batch]
         docs = [d for p in batch for d in session_documents(p.session)]
+        # memories are re-extracted whenever a session is (re)written, and indexed beside it
+        memories = MemoryStore(self.data)
+        for p in batch:
+            extracted = extract_memories(p.session, embedder=self.embedder)
+            memories.save(p.session.session_id, extracted)
+            docs += memory_documents(p.session, extracted)
         passages = [passage for doc in docs for passage in split_passages(doc)]
         vectors = self.embedder.embed_passages([p.text for p in passages])
         gen.keyword.delete_sessions(ids)
@@ -351,6 +360,8 @@ class Ingestor:
             gen.keyword.delete_sessions(gone)
             gen.keyword.commit()
             gen.vectors.delete_sessions(gone)
+            for session_id in gone:
+                MemoryStore(self.data).delete(session_id)
             state.forget(gone)
         for start in range(0, len(redo), self.batch_sessions):
             self._flush(redo[start : start + self.batch_sessions], state, gen, report)
@@ -369,8 +380,9 @@ class Ingestor:
         gen.keyword.delete_sessions(session_ids)
         gen.keyword.commit()
         gen.vectors.delete_sessions(session_ids)
-        for session_id in session_ids:  # forgetting a session forgets its saved states too
+        for session_id in session_ids:  # forgetting a session forgets what was drawn from it
             SnapshotStore(self.data).delete_session(session_id)
+            MemoryStore(self.data).delete(session_id)
         state.forget(session_ids)
 
     def _adopt_archive(self, state: State, archive_files: Iterable[Path]) -> None:

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import tantivy
 
-from models import SearchFilters
+from models import MEMORY_TYPES, SearchFilters
 
 from .analysis import QueryTerms, analyze
-from .documents import MAX_INDEXED_CHARS, Doc, day_number
+from .documents import MAX_INDEXED_CHARS, MEMORY_ROLE_PREFIX, Doc, day_number
 
 __all__ = ["KeywordHit", "KeywordIndex", "StoredDoc"]
 
@@ -22,6 +22,7 @@ BOOST_PHRASE = 2.0
 BOOST_PARTS = 0.4
 BOOST_CHARS = 0.3
 BOOST_NAMES = 0.3
+MEMORY_ROLES = [MEMORY_ROLE_PREFIX + t for t in MEMORY_TYPES]
 
 
 def _schema() -> tantivy.Schema:
@@ -118,7 +119,7 @@ class KeywordIndex:
         return self.index.searcher().num_docs
 
     def session_ids(self) -> dict[str, int]:
-        """Message documents per session (the session document is not counted)."""
+        """Message documents per session (session and memory documents are not counted)."""
         searcher = self.index.searcher()
         counts: dict[str, int] = {}
         result = searcher.search(tantivy.Query.all_query(), limit=max(searcher.num_docs, 1))
@@ -126,7 +127,7 @@ class KeywordIndex:
             doc = searcher.doc(address)
             session_id = doc.get_first("session_id")
             counts.setdefault(session_id, 0)
-            if doc.get_first("message_id"):
+            if doc.get_first("message_id") and doc.get_first("role") not in MEMORY_ROLES:
                 counts[session_id] += 1
         return counts
 
@@ -185,6 +186,16 @@ class KeywordIndex:
             must.append((tantivy.Occur.Must, Q.boolean_query(should)))
         return must[0][1] if len(must) == 1 else Q.boolean_query(must)
 
+    def _scope_clauses(self, filters: SearchFilters) -> list[tuple[tantivy.Occur, tantivy.Query]]:
+        if filters.scope == "all":
+            return []
+        if filters.scope == "memories" and filters.memory_type:
+            roles = [MEMORY_ROLE_PREFIX + filters.memory_type]
+        else:
+            roles = MEMORY_ROLES
+        occur = tantivy.Occur.Must if filters.scope == "memories" else tantivy.Occur.MustNot
+        return [(occur, tantivy.Query.term_set_query(self.schema, "role", roles))]
+
     def _with_filters(self, query: tantivy.Query, filters: SearchFilters) -> tantivy.Query:
         Q, schema = tantivy.Query, self.schema
         clauses = [(tantivy.Occur.Must, query)]
@@ -198,4 +209,5 @@ class KeywordIndex:
             if value:
                 value = value if field == "session_id" else value.lower()
                 clauses.append((tantivy.Occur.Must, Q.term_query(schema, field, value)))
+        clauses += self._scope_clauses(filters)
         return query if len(clauses) == 1 else Q.boolean_query(clauses)

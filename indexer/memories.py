@@ -16,7 +16,7 @@ from . import memory_patterns as rules
 from .memory_patterns import Cue
 from .redact import find_secrets
 
-__all__ = ["extract_memories"]
+__all__ = ["DEDUPE_THRESHOLD", "check_memory_types", "extract_memories"]
 
 MAX_TEXT = 200
 _MARKER = "[REDACTED:"
@@ -35,6 +35,8 @@ _CONFIG = re.compile(r"\b[A-Za-z_][\w.]*\s*=\s*[\w\"'./:-]+")
 _ASSISTANT_FACTOR = 0.7
 _FIELD_CONFIDENCE = 0.95  # the session's own decisions/feedback were curated by someone
 _JACCARD_DUPLICATE = 0.7
+# e5 scores unrelated text up to ~0.9: only near-identical statements count as duplicates
+DEDUPE_THRESHOLD = 0.95
 
 
 @dataclass(slots=True)
@@ -55,7 +57,7 @@ def extract_memories(
     types: Iterable[str] | None = None,
     *,
     embedder: Embedder | None = None,
-    dedupe_threshold: float = 0.9,
+    dedupe_threshold: float = DEDUPE_THRESHOLD,
 ) -> list[Memory]:
     """Memories of one session, in reading order, near-duplicates removed.
 
@@ -64,7 +66,7 @@ def extract_memories(
     dedupe_threshold is dropped (the more confident one stays); without one, character-bigram
     Jaccard >= 0.7 decides.
     """
-    wanted = _check_types(types)
+    wanted = check_memory_types(types)
     candidates = [
         c for c in (*_field_candidates(session), *_message_candidates(session)) if c.type in wanted
     ]
@@ -72,7 +74,7 @@ def extract_memories(
     return [_to_memory(session, c) for c in kept]
 
 
-def _check_types(types: Iterable[str] | None) -> set[str]:
+def check_memory_types(types: Iterable[str] | None) -> set[str]:
     if types is None:
         return set(MEMORY_TYPES)
     wanted = set([types] if isinstance(types, str) else types)

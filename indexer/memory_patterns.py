@@ -34,14 +34,16 @@ _ADDRESSED = _rx(
     r"你|您|再|每次|总是|老是|一直|以后|下次|今后|往后|从现在",
     r"\b(?:repl(?:y|ies)|answers?|responses?|messages?|format(?:ting)?|markdown|tables?|emojis?"
     r"|bullets?|tone|summar(?:y|ies)|explanations?|wording|commit messages?|headings?|jargon)\b",
-    r"回复|回答|格式|表格|列表|语气|口吻|称呼|说话|解释|总结|表情|字数|篇幅|啰嗦|简洁|措辞|文绉绉|markdown|emoji",
+    r"回复|回答|格式|表格|列表|项目符号|段落|标题|语气|口吻|称呼|说话|解释|总结|表情|字数|篇幅|啰嗦|简洁|措辞"
+    r"|文绉绉|markdown|emoji",
 )
 # Positive wishes ("I prefer…", "请用…") need the stronger sign: the assistant or its output named.
 _ADDRESSEE = _rx(
     r"\byou\b|\byour\b|你|您|\b(?:that|this) way\b",
     r"\b(?:repl(?:y|ies)|answers?|responses?|format(?:ting)?|markdown|tables?|emojis?|bullets?|tone"
     r"|wording|commit messages?|headings?|jargon)\b",
-    r"回复|回答|格式|表格|列表|语气|口吻|称呼|说话|表情|字数|篇幅|啰嗦|措辞|文绉绉|markdown|emoji",
+    r"回复|回答|格式|表格|列表|项目符号|段落|标题|语气|口吻|称呼|说话|表情|字数|篇幅|啰嗦|措辞|文绉绉|markdown"
+    r"|emoji",
 )
 _FEEDBACK_NEGATIVE = _rx(
     r"\b(?:please\s+)?(?:stop|quit)\s+\w+ing\b",

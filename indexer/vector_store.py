@@ -13,7 +13,7 @@ import pyarrow as pa
 from models import SearchFilters
 
 from .analysis import is_cjk_text
-from .documents import Passage, day_number
+from .documents import MEMORY_ROLE_PREFIX, Passage, day_number
 
 __all__ = ["VectorHit", "VectorIndex"]
 
@@ -96,8 +96,9 @@ class VectorIndex:
         self.table.optimize()
 
     def session_counts(self) -> dict[str, int]:
-        """Distinct message documents per session (the session document is not counted)."""
-        data = (self.table.search().select(["session_id", "message_id"])
+        """Distinct message documents per session (session and memory documents are not counted)."""
+        data = (self.table.search().where(f"role NOT LIKE {_sql_string(MEMORY_ROLE_PREFIX + '%')}")
+                .select(["session_id", "message_id"])
                 .limit(max(self.count(), 1)).to_arrow())
         counts: dict[str, set[str]] = {}
         for session_id, message_id in zip(data["session_id"].to_pylist(),
@@ -141,6 +142,13 @@ class VectorIndex:
         if filters.participant:
             pattern = "%|" + filters.participant.lower().replace("|", "") + "|%"
             clauses.append(f"participants LIKE {_sql_string(pattern)}")
+        memories = _sql_string(MEMORY_ROLE_PREFIX + "%")
+        if filters.scope == "messages":
+            clauses.append(f"role NOT LIKE {memories}")
+        elif filters.scope == "memories" and filters.memory_type:
+            clauses.append(f"role = {_sql_string(MEMORY_ROLE_PREFIX + filters.memory_type)}")
+        elif filters.scope == "memories":
+            clauses.append(f"role LIKE {memories}")
         return " AND ".join(clauses)
 
 

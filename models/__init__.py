@@ -12,7 +12,7 @@ from .errors import (
     UnsafeSessionId,
     WriterBusy,
 )
-from .hits import MessageHit, SearchFilters, SearchRequest, SearchResponse, SessionHit
+from .hits import SEARCH_SCOPES, MessageHit, SearchFilters, SearchRequest, SearchResponse, SessionHit
 from .ids import check_session_id
 from .memory import MEMORY_TYPES, Memory
 from .parse import parse_session, parse_time, text_of
@@ -43,6 +43,7 @@ __all__ = [
     "NotFound",
     "PayloadTooLarge",
     "RecallError",
+    "SEARCH_SCOPES",
     "SearchFilters",
     "SearchRequest",
     "SearchResponse",

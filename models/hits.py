@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, get_args
 
 import msgspec
 
-__all__ = ["MessageHit", "SearchFilters", "SearchRequest", "SearchResponse", "SessionHit"]
+__all__ = ["SEARCH_SCOPES", "MessageHit", "SearchFilters", "SearchRequest", "SearchResponse", "SessionHit"]
 
 SearchMode = Literal["hybrid", "keyword", "vector"]
+# what a search looks through: the conversations, the memories extracted from them, or both
+SearchScope = Literal["messages", "memories", "all"]
+SEARCH_SCOPES: tuple[str, ...] = get_args(SearchScope)
 
 
 class SearchFilters(msgspec.Struct, frozen=True, omit_defaults=True):
@@ -20,6 +23,8 @@ class SearchFilters(msgspec.Struct, frozen=True, omit_defaults=True):
     participant: str | None = None
     role: str | None = None
     session: str | None = None
+    scope: SearchScope = "messages"
+    memory_type: str | None = None  # with scope "memories": only this type (user, feedback...)
 
     def is_empty(self) -> bool:
         return self == SearchFilters()
@@ -41,6 +46,7 @@ class MessageHit(msgspec.Struct, frozen=True):
     score: float
     # [start, end) character offsets of matched words inside snippet
     highlights: tuple[tuple[int, int], ...] = ()
+    memory_type: str | None = None  # set when the hit is an extracted memory (role "memory")
 
 
 class SessionHit(msgspec.Struct, frozen=True):

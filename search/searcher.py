@@ -7,11 +7,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from indexer.analysis import QueryTerms, analyze_query, is_cjk_text
+from indexer.documents import MEMORY_ROLE_PREFIX
 from indexer.embedders import Embedder
 from indexer.generation import Generation
 from indexer.keyword_store import StoredDoc
 from indexer.layout import DataDir
 from models import (
+    MEMORY_TYPES,
+    SEARCH_SCOPES,
     IndexUnavailable,
     InvalidQuery,
     MessageHit,
@@ -194,8 +197,11 @@ class Searcher:
     @staticmethod
     def _message_hit(doc: StoredDoc, c: _Candidate, terms: QueryTerms) -> MessageHit:
         snippet, highlights = make_snippet(doc.text, terms)
-        return MessageHit(id=doc.message_id, role=doc.role, time=doc.time, snippet=snippet,
-                          score=round(c.fused, 6), highlights=highlights)
+        role, memory_type = doc.role, None
+        if role.startswith(MEMORY_ROLE_PREFIX):
+            role, memory_type = "memory", role[len(MEMORY_ROLE_PREFIX):]
+        return MessageHit(id=doc.message_id, role=role, time=doc.time, snippet=snippet,
+                          score=round(c.fused, 6), highlights=highlights, memory_type=memory_type)
 
 
 def _session_score(group: list[_Candidate]) -> float:
@@ -229,5 +235,13 @@ def _validate(request: SearchRequest) -> None:
     if not 1 <= request.messages_per_session <= 20:
         raise InvalidQuery("messages per session must be between 1 and 20")
     f = request.filters
+    if f.scope not in SEARCH_SCOPES:
+        raise InvalidQuery(f"scope must be one of {', '.join(SEARCH_SCOPES)}, not {f.scope!r}")
+    if f.memory_type is not None:
+        if f.memory_type not in MEMORY_TYPES:
+            raise InvalidQuery(f"memory type must be one of {', '.join(MEMORY_TYPES)}, "
+                               f"not {f.memory_type!r}")
+        if f.scope == "messages":
+            raise InvalidQuery("a memory type needs the memories scope")
     if f.since and f.until and f.since > f.until:
         raise InvalidQuery(f"since ({f.since}) is after until ({f.until})")

@@ -14,6 +14,7 @@ import pytest
 from api import RecallService, Settings
 from indexer import HashEmbedder
 from indexer.lock import WriterLock
+from indexer.memory_store import MemoryStore
 from indexer.state import State
 from models import IndexMismatch, NotFound, SearchRequest, WriterBusy
 
@@ -36,7 +37,11 @@ def agreement(service: RecallService) -> dict[str, int]:
     nonempty = {sid: sum(1 for m in json.loads((service.data.archive / rows[sid].archive_path).read_text())["messages"]
                          if m["content"].strip()) for sid in rows}
     assert keyword == nonempty and vectors == nonempty  # one document per message, no duplicates
-    assert gen.keyword.num_docs() == sum(nonempty.values()) + sum(
+    # memory documents: exactly the memories stored for each session, no more, no fewer
+    stored_memories = {sid: MemoryStore(service.data).load(sid) for sid in rows}
+    assert all(m is not None for m in stored_memories.values()), "a session has no stored memories"
+    memory_docs = sum(len(m or []) for m in stored_memories.values())
+    assert gen.keyword.num_docs() == memory_docs + sum(nonempty.values()) + sum(
         1 for sid in rows if json.loads((service.data.archive / rows[sid].archive_path).read_text()).get("summary")
         or json.loads((service.data.archive / rows[sid].archive_path).read_text()).get("topics")
         or json.loads((service.data.archive / rows[sid].archive_path).read_text()).get("title"))
