@@ -15,7 +15,7 @@ from litestar.plugins.prometheus import PrometheusConfig
 from litestar.types import Receive, Scope, Send
 from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, Gauge, generate_latest
 
-from models import RecallError, SearchRequest, SearchResponse
+from models import RecallError, SearchRequest, SearchResponse, recovery_options
 
 from .auth import bearer_ok, token_guard
 from .mcp_server import build_mcp, mcp_lifespan, streamable_http_app
@@ -102,18 +102,23 @@ def delete_session_route(service: Service, session_id: FromPath[str]) -> None:
 
 class MemoriesRequest(msgspec.Struct):
     types: list[str] | None = None
+    refine: bool = False  # revise with the LLM endpoint (RECALL_LLM_URL), when one is set
 
 
 class RecoveryRequest(msgspec.Struct):
     session_id: str
     context: str | None = None
+    # weights {recency, completeness, relevance, freshness}, time_window_hours, half_life_hours,
+    # min_confidence, ... (models.recovery.RecoveryOptions)
+    options: dict[str, Any] | None = None
+    token_budget: int | None = None  # compress the selected snapshot to about this many tokens
 
 
 @post("/sessions/{session_id:str}/memories", sync_to_thread=True, status_code=200,
       summary="Typed memories of a session (user, feedback, project, reference)")
 def memories_route(service: Service, session_id: FromPath[str],
                    data: JSONBody[MemoriesRequest]) -> dict[str, Any]:
-    return service.memories_payload(session_id, data.types)
+    return service.memories_payload(session_id, data.types, refine=data.refine)
 
 
 @get("/sessions/{session_id:str}/snapshots", sync_to_thread=True, summary="A session's snapshots, oldest first")
@@ -130,7 +135,23 @@ def create_snapshot_route(service: Service, session_id: FromPath[str]) -> dict[s
 @post("/recovery", sync_to_thread=True, status_code=200,
       summary="Choose the snapshot to resume a session from, with confidence, reasons, strategy")
 def recovery_route(service: Service, data: JSONBody[RecoveryRequest]) -> dict[str, Any]:
-    return msgspec.to_builtins(service.recover(data.session_id, data.context))
+    return msgspec.to_builtins(service.recover(data.session_id, data.context,
+                                               options=recovery_options(data.options),
+                                               token_budget=data.token_budget))
+
+
+@get("/sessions/{session_id:str}/snapshots/{snapshot_id:str}", sync_to_thread=True,
+     summary="One snapshot; with token_budget, compressed to about that many tokens")
+def get_snapshot_route(service: Service, session_id: FromPath[str], snapshot_id: FromPath[str],
+                       token_budget: FromQuery[int | None] = None) -> dict[str, Any]:
+    return msgspec.to_builtins(service.snapshot(session_id, snapshot_id, token_budget))
+
+
+@get("/sessions/{session_id:str}/changes", sync_to_thread=True,
+     summary="What changed since a snapshot (default the newest) up to now or another snapshot")
+def changes_route(service: Service, session_id: FromPath[str], snapshot: OptionalText = None,
+                  against: OptionalText = None) -> dict[str, Any]:
+    return msgspec.to_builtins(service.snapshot_changes(session_id, snapshot, against))
 
 
 @get("/digest", sync_to_thread=True, summary="Topics, open tasks and daily activity for a period")
@@ -194,7 +215,8 @@ def create_app(settings: Settings, service: RecallService | None = None, *,
         path="/v1",
         route_handlers=[search_route, list_sessions_route, get_session_route, post_session_route,
                         delete_session_route, stats_route, memories_route, list_snapshots_route,
-                        create_snapshot_route, recovery_route, digest_route],
+                        create_snapshot_route, get_snapshot_route, changes_route, recovery_route,
+                        digest_route],
         guards=[token_guard(settings.api_token)],
     )
     app = Litestar(

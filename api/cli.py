@@ -13,7 +13,14 @@ from typing import Any, TextIO
 import msgspec
 
 from indexer.progress import make_progress
-from models import MEMORY_TYPES, InvalidInput, InvalidQuery, RecallError, SearchResponse
+from models import (
+    MEMORY_TYPES,
+    InvalidInput,
+    InvalidQuery,
+    RecallError,
+    SearchResponse,
+    recovery_options,
+)
 
 from .requests import REQUEST_KEYS, search_request
 from .service import RecallService
@@ -71,6 +78,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("memories", help="typed memories of a session (user, feedback, project, reference)")
     p.add_argument("session_id", metavar="ID")
     p.add_argument("--types", nargs="+", metavar="TYPE", help="only these types")
+    p.add_argument("--refine", action="store_true",
+                   help="let the LLM endpoint (RECALL_LLM_URL) revise them; not stored")
     p.add_argument("--json", action="store_true")
 
     p = sub.add_parser("snapshot", help="save a session's current state (its memories) as a snapshot")
@@ -85,11 +94,25 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("snapshots", help="list a session's snapshots (saved states)")
     p.add_argument("session_id", metavar="ID")
     p.add_argument("--keep", type=int, help="delete all but the newest N first")
+    p.add_argument("--show", metavar="SNAPSHOT", help="print this snapshot instead of the list")
+    p.add_argument("--budget", type=int, help="with --show: compress it to about N tokens")
+    p.add_argument("--json", action="store_true")
+
+    p = sub.add_parser("changes", help="what changed since a snapshot (intents, facts, tasks)")
+    p.add_argument("session_id", metavar="ID")
+    p.add_argument("--snapshot", help="compare from this snapshot (default: the newest)")
+    p.add_argument("--against", metavar="SNAPSHOT",
+                   help="compare to this snapshot (default: the session's current state)")
     p.add_argument("--json", action="store_true")
 
     p = sub.add_parser("recover", help="choose the snapshot to resume a session from")
     p.add_argument("session_id", metavar="ID")
     p.add_argument("--context", help="what you want to resume now (ranks by relevance too)")
+    p.add_argument("--budget", type=int, help="compress the chosen snapshot to about N tokens")
+    p.add_argument("--window-hours", type=float,
+                   help="only snapshots this close to the newest (default 720; 0: no window)")
+    p.add_argument("--weight", action="append", default=[], metavar="PART=W",
+                   help="score weight: recency, completeness, relevance or freshness (repeatable)")
     p.add_argument("--json", action="store_true")
 
     p = sub.add_parser("serve", help="serve the HTTP API (and MCP at /mcp)")
@@ -258,12 +281,15 @@ def cmd_serve(service: RecallService, args: argparse.Namespace) -> int:
 
 
 def cmd_memories(service: RecallService, args: argparse.Namespace) -> int:
+    payload = service.memories_payload(args.session_id, args.types, refine=args.refine)
     if args.json:
-        print(json.dumps(service.memories_payload(args.session_id, args.types), ensure_ascii=False))
+        print(json.dumps(payload, ensure_ascii=False))
         return 0
-    for m in service.memories(args.session_id, args.types):
-        due = f" (due {m.due_date})" if m.due_date else ""
-        print(f"[{m.type}/{m.kind or '-'} {m.confidence:.2f}] {m.text}{due}")
+    if payload.get("refine_error"):
+        print(f"not refined ({payload['refine_error']}); rule-based memories:", file=sys.stderr)
+    for m in payload["memories"]:
+        due = f" (due {m['due_date']})" if m["due_date"] else ""
+        print(f"[{m['type']}/{m['kind'] or '-'} {m['confidence']:.2f}] {m['text']}{due}")
     return 0
 
 
@@ -294,6 +320,12 @@ def cmd_digest(service: RecallService, args: argparse.Namespace) -> int:
 
 
 def cmd_snapshots(service: RecallService, args: argparse.Namespace) -> int:
+    if args.show:
+        shown = service.snapshot(args.session_id, args.show, args.budget)
+        print(msgspec.json.format(msgspec.json.encode(shown), indent=1).decode())
+        return 0
+    if args.budget is not None:
+        raise InvalidInput("--budget needs --show SNAPSHOT")
     snapshots = service.snapshots(args.session_id, args.keep)
     if args.json:
         print(msgspec.json.encode({"session_id": args.session_id, "snapshots": snapshots}).decode())
@@ -308,7 +340,13 @@ def cmd_snapshots(service: RecallService, args: argparse.Namespace) -> int:
 
 
 def cmd_recover(service: RecallService, args: argparse.Namespace) -> int:
-    decision = service.recover(args.session_id, args.context)
+    options: dict[str, Any] = {}
+    if args.window_hours is not None:
+        options["time_window_hours"] = args.window_hours or None
+    if args.weight:
+        options["weights"] = dict(_weight(text) for text in args.weight)
+    decision = service.recover(args.session_id, args.context, options=recovery_options(options),
+                               token_budget=args.budget)
     if args.json:
         print(msgspec.json.encode(decision).decode())
         return 0
@@ -318,6 +356,29 @@ def cmd_recover(service: RecallService, args: argparse.Namespace) -> int:
         print(f"  - {reason}")
     for alt in decision.alternatives:
         print(f"  alternative {alt.snapshot_id}: score {alt.score:.3f}")
+    return 0
+
+
+def _weight(text: str) -> tuple[str, float]:
+    name, _, value = text.partition("=")
+    try:
+        return name.strip(), float(value)
+    except ValueError:
+        raise InvalidInput(f"--weight wants PART=NUMBER, not {text!r}") from None
+
+
+def cmd_changes(service: RecallService, args: argparse.Namespace) -> int:
+    report = service.snapshot_changes(args.session_id, args.snapshot, args.against)
+    if args.json:
+        print(msgspec.json.encode(report).decode())
+        return 0
+    print(f"{report.before_id} -> {report.after_id}: {report.severity}. {report.summary}")
+    for change in (*report.intents, *report.facts, *report.tasks):
+        print(f"  {change.kind:<14} {change.text}")
+    for reason in report.reasons:
+        print(f"  why: {reason}")
+    for advice in report.recommendations:
+        print(f"  advice: {advice}")
     return 0
 
 
@@ -331,7 +392,7 @@ def cmd_mcp(service: RecallService, args: argparse.Namespace) -> int:
 def cmd_settings(service: RecallService, args: argparse.Namespace) -> int:
     for name, (var, help_text) in SETTINGS_HELP.items():
         value = getattr(service.settings, name)
-        if name == "api_token" and value:
+        if name in ("api_token", "llm_api_key") and value:
             value = "(set)"  # never print a secret
         print(f"{var:<24} = {value}\n    {help_text}")
     return 0
@@ -340,7 +401,7 @@ def cmd_settings(service: RecallService, args: argparse.Namespace) -> int:
 COMMANDS = {
     "index": cmd_index, "search": cmd_search, "show": cmd_show, "stats": cmd_stats,
     "delete": cmd_delete, "reindex": cmd_reindex, "settings": cmd_settings, "serve": cmd_serve,
-    "mcp": cmd_mcp, "snapshots": cmd_snapshots, "recover": cmd_recover,
+    "mcp": cmd_mcp, "snapshots": cmd_snapshots, "recover": cmd_recover, "changes": cmd_changes,
     "memories": cmd_memories, "snapshot": cmd_snapshot, "digest": cmd_digest,
 }
 

@@ -119,8 +119,10 @@ def build_mcp(service: RecallService) -> MCPServer:
     def extract_memories(
         session_id: Annotated[str, Field(description="the session_id, from search_archive results")],
         types: Annotated[list[str] | None, Field(description="only these types; default all")] = None,
+        refine: Annotated[bool, Field(
+            description="let the configured LLM endpoint revise them (only if one is set)")] = False,
     ) -> dict[str, Any]:
-        return service.memories_payload(session_id, types)
+        return service.memories_payload(session_id, types, refine=refine)
 
     @server.tool(annotations=read_only, description=(
         "Decide which saved snapshot of a session to resume interrupted work from. Give the "
@@ -131,8 +133,22 @@ def build_mcp(service: RecallService) -> MCPServer:
     def recover_session(
         session_id: Annotated[str, Field(description="the session whose snapshots to rank")],
         context: Annotated[str | None, Field(description="what the user wants to resume now")] = None,
+        token_budget: Annotated[int | None, Field(
+            description="compress the chosen snapshot to about this many tokens")] = None,
     ) -> dict[str, Any]:
-        return msgspec.to_builtins(service.recover(session_id, context))
+        return msgspec.to_builtins(service.recover(session_id, context, token_budget=token_budget))
+
+    @server.tool(annotations=read_only, description=(
+        "What changed in a session since a saved snapshot (default: the newest): intents added, "
+        "removed or fulfilled, facts no longer true, tasks completed or changed, with a severity "
+        "(none, minor, moderate, major) and advice. Use before resuming from an old snapshot."))
+    @_tool_result
+    def snapshot_changes(
+        session_id: Annotated[str, Field(description="the session whose snapshots to compare")],
+        snapshot_id: Annotated[str | None, Field(
+            description="compare from this snapshot; default the newest")] = None,
+    ) -> dict[str, Any]:
+        return msgspec.to_builtins(service.snapshot_changes(session_id, snapshot_id))
 
     @server.tool(annotations=read_only, description=(
         "A digest of a day, week or month around a date: active topics with counts, open tasks, "

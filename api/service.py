@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import threading
 from datetime import datetime, timezone
 from collections import Counter
@@ -15,15 +16,18 @@ import msgspec
 from indexer import DataDir, Embedder, IndexReport, Ingestor, load_embedder
 from indexer.progress import ProgressFactory, silent_progress
 from indexer.memories import check_memory_types, extract_memories
+from indexer.llm_refine import LLMEndpoint, RefineFailed, refine_memories
 from indexer.memory_store import MemoryStore
 from indexer.snapshots import SnapshotStore, snapshot_from_memories
 from indexer.state import State
 from models import (
+    ChangeReport,
     IndexUnavailable,
     InvalidInput,
     Memory,
     NotFound,
     RecoveryDecision,
+    RecoveryOptions,
     SearchRequest,
     SearchResponse,
     Session,
@@ -34,13 +38,17 @@ from models import (
 )
 from search import Searcher, check_day
 from search.digest import build_digest, period_range
+from search.compress import compress
 from search.recovery import recover
+from search.snapshot_changes import detect_changes
 
 from .settings import Settings
 
 __all__ = ["RecallService"]
 
 MAX_PAGE = 500
+
+log = logging.getLogger(__name__)
 
 
 class RecallService:
@@ -156,22 +164,46 @@ class RecallService:
             stored = extract_memories(self._archived(session_id), embedder=self.embedder)
         return [m for m in stored if m.type in wanted]
 
-    def memories_payload(self, session_id: str, types: Sequence[str] | None = None) -> dict[str, Any]:
-        """The one JSON shape of extracted memories, for the CLI, HTTP and MCP."""
-        return {"session_id": session_id, "memories": [
+    def memories_payload(self, session_id: str, types: Sequence[str] | None = None, *,
+                         refine: bool = False) -> dict[str, Any]:
+        """The one JSON shape of extracted memories, for the CLI, HTTP and MCP. With `refine`,
+        the configured LLM endpoint revises them; if it fails, the rule-based ones are returned
+        with `refine_error` saying why."""
+        memories = self.memories(session_id, types)
+        payload: dict[str, Any] = {"session_id": session_id}
+        if refine:
+            memories = self._refined(session_id, types, memories, payload)
+        payload["memories"] = [
             {"id": m.id, "type": m.type, "text": m.text, "confidence": m.confidence,
              "source_message_ids": list(m.source_message_ids), "entities": m.entities,
              "session_date": m.session_date, "kind": m.kind, "priority": m.priority,
              "due_date": m.due_date}
-            for m in self.memories(session_id, types)]}
+            for m in memories]
+        return payload
+
+    def _refined(self, session_id: str, types: Sequence[str] | None, memories: list[Memory],
+                 payload: dict[str, Any]) -> list[Memory]:
+        s = self.settings
+        if not s.llm_url:
+            raise InvalidInput("refining memories needs an LLM endpoint: set RECALL_LLM_URL "
+                               "(see `recall settings`)")
+        endpoint = LLMEndpoint(s.llm_url, s.llm_model, s.llm_api_key, s.llm_timeout)
+        wanted = check_memory_types(types)
+        try:
+            refined = refine_memories(self._archived(session_id), self.memories(session_id), endpoint)
+        except RefineFailed as exc:
+            log.warning("memory refinement failed for %s: %s", session_id, exc.detail)
+            payload.update(refined=False, refine_error=exc.detail)
+            return memories
+        payload["refined"] = True
+        return [m for m in refined if m.type in wanted]
 
     def create_snapshot(self, session_id: str) -> Snapshot:
         """Save the session's current state (its memories) as a new snapshot."""
         session = self._archived(session_id)
         created = datetime.now(timezone.utc).isoformat(timespec="seconds")
         snapshot = snapshot_from_memories(session, self.memories(session_id), created)
-        SnapshotStore(self.data).save(snapshot)
-        return snapshot
+        return SnapshotStore(self.data).save_new(snapshot)
 
     def digest(self, period: str = "week", day: str | None = None) -> dict[str, Any]:
         """Active topics, open tasks and one line per day for the period around `day`."""
@@ -194,11 +226,43 @@ class RecallService:
             store.keep_newest(session_id, keep)
         return store.list(session_id)
 
-    def recover(self, session_id: str, context: str | None = None) -> RecoveryDecision:
-        """Which of the session's snapshots to resume from, how sure, why, and how."""
+    def recover(self, session_id: str, context: str | None = None, *,
+                options: RecoveryOptions | None = None,
+                token_budget: int | None = None) -> RecoveryDecision:
+        """Which of the session's snapshots to resume from, how sure, why, and how; with a
+        token budget, the selected snapshot comes compressed to fit it."""
         snapshots = SnapshotStore(self.data).require(self._safe_id(session_id))
         embedder = self.embedder if context and context.strip() else None
-        return recover(snapshots, context, embedder=embedder)
+        decision = recover(snapshots, context, embedder=embedder, options=options or RecoveryOptions())
+        if token_budget is not None:
+            decision = msgspec.structs.replace(decision, selected=compress(decision.selected, token_budget))
+        return decision
+
+    def snapshot(self, session_id: str, snapshot_id: str, token_budget: int | None = None) -> Snapshot:
+        """One snapshot, whole or compressed to about `token_budget` tokens."""
+        snapshot = self._find_snapshot(self._safe_id(session_id), snapshot_id)
+        return snapshot if token_budget is None else compress(snapshot, token_budget)
+
+    def snapshot_changes(self, session_id: str, snapshot_id: str | None = None,
+                         against: str | None = None) -> ChangeReport:
+        """What changed since a snapshot (default: the newest) up to another snapshot, or by
+        default up to the session's current state (its memories now)."""
+        session_id = self._safe_id(session_id)
+        snapshots = SnapshotStore(self.data).require(session_id)
+        before = self._find_snapshot(session_id, snapshot_id) if snapshot_id else snapshots[-1]
+        if against:
+            after = self._find_snapshot(session_id, against)
+        else:
+            now = datetime.now(timezone.utc).isoformat(timespec="seconds")
+            after = snapshot_from_memories(self._archived(session_id), self.memories(session_id), now)
+            after = msgspec.structs.replace(after, id="current")
+        return detect_changes(before, after)
+
+    def _find_snapshot(self, session_id: str, snapshot_id: str) -> Snapshot:
+        for snapshot in SnapshotStore(self.data).require(session_id):
+            if snapshot.id == snapshot_id:
+                return snapshot
+        raise NotFound(f"session {session_id!r} has no snapshot {snapshot_id!r}")
 
     def stats(self) -> dict[str, Any]:
         state = State(self.data.state_db)

@@ -43,6 +43,16 @@ class SnapshotStore:
         atomic_write(path, msgspec.json.format(msgspec.json.encode(snapshot), indent=1))
         return path
 
+    def save_new(self, snapshot: Snapshot) -> Snapshot:
+        """Save under a fresh id: a snapshot taken in the same second as another one gets a
+        numbered suffix instead of replacing it."""
+        folder, base, n = self._folder(snapshot.session_id), snapshot.id, 1
+        while (folder / f"{check_session_id(snapshot.id)}.json").exists():
+            n += 1
+            snapshot = msgspec.structs.replace(snapshot, id=f"{base}-{n}")
+        self.save(snapshot)
+        return snapshot
+
     def list(self, session_id: str) -> list[Snapshot]:
         """The session's snapshots, oldest first."""
         folder = self._folder(session_id)

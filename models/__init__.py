@@ -16,7 +16,7 @@ from .hits import SEARCH_SCOPES, MessageHit, SearchFilters, SearchRequest, Searc
 from .ids import check_session_id
 from .memory import MEMORY_TYPES, Memory
 from .parse import parse_session, parse_time, text_of
-from .recovery import RecoveryDecision, RecoveryOptions
+from .recovery import ChangeReport, RecoveryDecision, RecoveryOptions, recovery_options
 from .session import Decision, Feedback, Message, Session
 from .snapshot import Fact, Intent, Snapshot, Task, parse_snapshot
 from .tokens import estimate_tokens
@@ -26,9 +26,11 @@ __all__ = [
     "Decision",
     "Fact",
     "Intent",
+    "ChangeReport",
     "Memory",
     "RecoveryDecision",
     "RecoveryOptions",
+    "recovery_options",
     "Snapshot",
     "Task",
     "parse_snapshot",

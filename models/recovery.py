@@ -24,6 +24,7 @@ __all__ = [
     "RecoveryDecision",
     "RecoveryOptions",
     "RecoveryStrategy",
+    "recovery_options",
     "RecoveryWeights",
     "ScoreParts",
     "Severity",
@@ -43,7 +44,7 @@ ChangeKind = Literal[
 ]
 
 
-class RecoveryWeights(msgspec.Struct, frozen=True, kw_only=True):
+class RecoveryWeights(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """How much each score part counts; only their ratios matter (they are normalized)."""
 
     recency: float = 0.15
@@ -57,7 +58,7 @@ class RecoveryWeights(msgspec.Struct, frozen=True, kw_only=True):
             raise InvalidInput("recovery weights must be non-negative and not all zero")
 
 
-class RecoveryOptions(msgspec.Struct, frozen=True, kw_only=True):
+class RecoveryOptions(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """Knobs of `search.recovery.recover`; the defaults are documented there."""
 
     weights: RecoveryWeights = RecoveryWeights()
@@ -130,6 +131,18 @@ class RecoveryDecision(msgspec.Struct, frozen=True, rename={"selected": "selecte
     score: float
     parts: ScoreParts
     alternatives: tuple[Alternative, ...] = ()
+
+
+def recovery_options(values: dict | None) -> RecoveryOptions:
+    """Options from loose JSON (HTTP body, tool arguments, CLI flags), with a clear error."""
+    if not values:
+        return RecoveryOptions()
+    if not isinstance(values, dict):
+        raise InvalidInput("recovery options must be an object")
+    try:
+        return msgspec.convert(values, RecoveryOptions)
+    except msgspec.ValidationError as exc:
+        raise InvalidInput(f"bad recovery option: {exc}") from None
 
 
 class FieldChange(msgspec.Struct, frozen=True):
