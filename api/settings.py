@@ -33,6 +33,11 @@ SETTINGS_HELP: dict[str, tuple[str, str]] = {
     "lock_wait": ("RECALL_LOCK_WAIT", "seconds a writer waits for another writer to finish"),
     "api_token": ("RECALL_API_TOKEN", "when set, every /v1 HTTP route needs 'Authorization: Bearer <token>'"),
     "max_body_mb": ("RECALL_MAX_BODY_MB", "largest HTTP request body accepted (413 above)"),
+    "llm_url": ("RECALL_LLM_URL", "optional OpenAI-compatible endpoint (e.g. http://localhost:11434/v1) "
+                "that may refine extracted memories on request; off when unset"),
+    "llm_model": ("RECALL_LLM_MODEL", "model name sent to RECALL_LLM_URL"),
+    "llm_api_key": ("RECALL_LLM_API_KEY", "bearer key for RECALL_LLM_URL, if it needs one"),
+    "llm_timeout": ("RECALL_LLM_TIMEOUT", "seconds to wait for RECALL_LLM_URL before falling back"),
 }
 
 
@@ -46,6 +51,10 @@ class Settings:
     lock_wait: float = 30.0
     api_token: str | None = None
     max_body_mb: float = 20.0
+    llm_url: str | None = None
+    llm_model: str = "gpt-4o-mini"
+    llm_api_key: str | None = None
+    llm_timeout: float = 60.0
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None, **overrides: object) -> Settings:
@@ -71,13 +80,17 @@ class Settings:
                 lock_wait=float(values.get("lock_wait", cls.lock_wait)),  # type: ignore[arg-type]
                 api_token=str(values["api_token"]) if values.get("api_token") else None,
                 max_body_mb=float(values.get("max_body_mb", cls.max_body_mb)),  # type: ignore[arg-type]
+                llm_url=str(values["llm_url"]) if values.get("llm_url") else None,
+                llm_model=str(values.get("llm_model", cls.llm_model)),
+                llm_api_key=str(values["llm_api_key"]) if values.get("llm_api_key") else None,
+                llm_timeout=float(values.get("llm_timeout", cls.llm_timeout)),  # type: ignore[arg-type]
             )
         except ValueError as exc:
             raise InvalidInput(f"bad setting: {exc}; see `recall settings`") from None
         if settings.model_cache is None:
             settings = dataclasses.replace(settings, model_cache=settings.home / "models")
         if settings.max_file_mb <= 0 or settings.batch_sessions <= 0 or settings.lock_wait < 0 \
-                or settings.max_body_mb <= 0:
-            raise InvalidInput("RECALL_MAX_FILE_MB, RECALL_MAX_BODY_MB and RECALL_BATCH_SESSIONS "
-                               "must be positive")
+                or settings.max_body_mb <= 0 or settings.llm_timeout <= 0:
+            raise InvalidInput("RECALL_MAX_FILE_MB, RECALL_MAX_BODY_MB, RECALL_BATCH_SESSIONS and "
+                               "RECALL_LLM_TIMEOUT must be positive")
         return settings
