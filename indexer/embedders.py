@@ -18,7 +18,7 @@ from models import InvalidInput
 
 from .analysis import STOP_WORDS, analyze
 
-__all__ = ["Embedder", "HashEmbedder", "SentenceTransformerEmbedder", "load_embedder"]
+__all__ = ["Embedder", "HashEmbedder", "PassageCache", "SentenceTransformerEmbedder", "load_embedder"]
 
 log = logging.getLogger(__name__)
 
@@ -39,6 +39,29 @@ class Embedder(Protocol):
     def embed_passages(self, texts: Sequence[str]) -> np.ndarray: ...
 
     def embed_query(self, text: str) -> np.ndarray: ...
+
+
+class PassageCache:
+    """An embedder that embeds each distinct passage text once: during one ingest batch the
+    memory texts are embedded for de-duplication and again as index passages."""
+
+    def __init__(self, embedder: Embedder) -> None:
+        self.inner = embedder
+        self.name, self.dim, self.multilingual = embedder.name, embedder.dim, embedder.multilingual
+        self.similarity_floor = embedder.similarity_floor
+        self.similarity_margin = embedder.similarity_margin
+        self._vectors: dict[str, np.ndarray] = {}
+
+    def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
+        missing = [t for t in dict.fromkeys(texts) if t not in self._vectors]
+        if missing:
+            self._vectors.update(zip(missing, self.inner.embed_passages(missing), strict=True))
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        return np.stack([self._vectors[t] for t in texts])
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self.inner.embed_query(text)
 
 
 class HashEmbedder:

@@ -34,7 +34,7 @@ from models import (
 )
 
 from .documents import memory_documents, session_documents, split_passages
-from .embedders import Embedder
+from .embedders import Embedder, PassageCache
 from .generation import Generation
 from .layout import DataDir, atomic_write
 from .lock import WriterLock
@@ -315,14 +315,15 @@ class Ingestor:
             return
         ids = [p.session.session_id for p in batch]
         docs = [d for p in batch for d in session_documents(p.session)]
+        embedder = PassageCache(self.embedder)
         # memories are re-extracted whenever a session is (re)written, and indexed beside it
         memories = MemoryStore(self.data)
         for p in batch:
-            extracted = extract_memories(p.session, embedder=self.embedder)
+            extracted = extract_memories(p.session, embedder=embedder)
             memories.save(p.session.session_id, extracted)
             docs += memory_documents(p.session, extracted)
         passages = [passage for doc in docs for passage in split_passages(doc)]
-        vectors = self.embedder.embed_passages([p.text for p in passages])
+        vectors = embedder.embed_passages([p.text for p in passages])
         gen.keyword.delete_sessions(ids)
         gen.keyword.add(docs)
         gen.keyword.commit()
