@@ -140,6 +140,17 @@ def recovery_route(service: Service, data: JSONBody[RecoveryRequest]) -> dict[st
                                                token_budget=data.token_budget))
 
 
+@delete("/sessions/{session_id:str}/snapshots", sync_to_thread=True, status_code=200,
+        summary="Cleanup: delete all but the newest `keep` snapshots of a session")
+def prune_snapshots_route(service: Service, session_id: FromPath[str],
+                          keep: Annotated[int, QueryParameter(ge=1, description="how many to keep")]
+                          ) -> dict[str, Any]:
+    before = len(service.snapshots(session_id))
+    kept = service.snapshots(session_id, keep)
+    return {"session_id": session_id, "deleted": before - len(kept),
+            "snapshots": msgspec.to_builtins(kept)}
+
+
 @get("/sessions/{session_id:str}/snapshots/{snapshot_id:str}", sync_to_thread=True,
      summary="One snapshot; with token_budget, compressed to about that many tokens")
 def get_snapshot_route(service: Service, session_id: FromPath[str], snapshot_id: FromPath[str],
@@ -215,7 +226,7 @@ def create_app(settings: Settings, service: RecallService | None = None, *,
         path="/v1",
         route_handlers=[search_route, list_sessions_route, get_session_route, post_session_route,
                         delete_session_route, stats_route, memories_route, list_snapshots_route,
-                        create_snapshot_route, get_snapshot_route, changes_route, recovery_route,
+                        create_snapshot_route, prune_snapshots_route, get_snapshot_route, changes_route, recovery_route,
                         digest_route],
         guards=[token_guard(settings.api_token)],
     )

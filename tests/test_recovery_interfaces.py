@@ -86,6 +86,10 @@ def test_http_changes_snapshot_and_recovery_options(writable: RecallService) -> 
         assert decision.json()["selected_snapshot"]["tokenCount"] <= 20
         bad = client.post("/v1/recovery", json={"session_id": UPGRADE, "options": {"speed": 1}})
         assert bad.status_code == 400 and "speed" in bad.json()["detail"]
+        newest = client.post(f"/v1/sessions/{UPGRADE}/snapshots").json()
+        pruned = client.delete(f"/v1/sessions/{UPGRADE}/snapshots", params={"keep": 1}).json()
+        assert pruned["deleted"] == 1 and [s["id"] for s in pruned["snapshots"]] == [newest["id"]]
+        assert client.delete(f"/v1/sessions/{UPGRADE}/snapshots", params={"keep": 0}).status_code == 400
 
 
 def test_cli_changes_recover_options_and_show(writable: RecallService) -> None:
