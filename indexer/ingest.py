@@ -35,6 +35,7 @@ from models import (
 
 from .documents import session_documents, split_passages
 from .embedders import Embedder
+from .formats import ImportOptions
 from .generation import Generation
 from .layout import DataDir, atomic_write
 from .lock import WriterLock
@@ -107,6 +108,7 @@ class Ingestor:
         batch_sessions: int = 32,
         lock_wait: float = 30.0,
         progress: ProgressFactory = silent_progress,
+        import_options: ImportOptions | None = None,
     ) -> None:
         self.data = data.ensure()
         self.embedder = embedder
@@ -114,6 +116,7 @@ class Ingestor:
         self.batch_sessions = batch_sessions
         self.lock_wait = lock_wait
         self.progress = progress
+        self.import_options = import_options or ImportOptions()
 
     # public operations, each under the writer lock
     def index_paths(self, paths: Sequence[Path]) -> IndexReport:
@@ -227,12 +230,12 @@ class Ingestor:
         except OSError as exc:
             report.rejected.append(Rejection(str(path), f"cannot read: {exc.strerror}"))
             return []
-        digest = file_hash(data)
+        digest = file_hash(data, self.import_options)
         if state.source_hash(source) == digest:
             report.unchanged += 1
             return []
         try:
-            raws = load_file(path, data, self.max_file_bytes)
+            raws = load_file(path, data, self.max_file_bytes, self.import_options)
             out = []
             for raw in raws:
                 if isinstance(raw, RawSnapshot):
