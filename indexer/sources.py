@@ -154,7 +154,9 @@ def _json(text: str) -> Any:
 
 def _jsonl_conversation(path: Path, text: str) -> RawSession:
     messages, bad_lines = [], []
-    for number, line in enumerate(text.splitlines(), start=1):
+    # newlines only: JSON strings may hold U+2028 and others that str.splitlines() splits on
+    lines = text.split("\n")
+    for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         try:
@@ -170,7 +172,8 @@ def _jsonl_conversation(path: Path, text: str) -> RawSession:
         where = f" (unreadable lines: {bad_lines[:5]})" if bad_lines else ""
         raise InvalidSession(f"no conversation messages found in JSON lines{where}")
     # a torn last line is what a crash during append leaves; anything else is damage
-    if any(n != len(text.splitlines()) for n in bad_lines):
+    last = max((n for n, line in enumerate(lines, start=1) if line.strip()), default=0)
+    if any(n != last for n in bad_lines):
         raise InvalidSession(f"unreadable JSON lines: {bad_lines[:5]}")
     record: dict[str, Any] = {"sessionId": path.stem, "messages": messages, "channel": "jsonl"}
     meta = _conversation_index(path.parent).get(path.stem, {})

@@ -125,6 +125,14 @@ def test_json_strings_may_hold_line_separators(tmp_path: Path) -> None:
     assert records(path)[0]["messages"][0]["content"] == "第一行\u2028第二行\u2029third\x85fourth"
 
 
+def test_archive_jsonl_lines_may_hold_line_separators(tmp_path: Path) -> None:
+    path = tmp_path / "conv-sep.jsonl"
+    path.write_text(json.dumps({"role": "user", "content": "a\u2028b", "ts": 1770775333000},
+                               ensure_ascii=False) + "\n" + '{"role": "assistant", "content": "c"}\n'
+                    + '{"role": "user", "cont', "utf-8")
+    assert [m["content"] for m in records(path)[0]["messages"]] == ["a\u2028b", "c"]
+
+
 # OpenClaw ----------------------------------------------------------------------------------
 
 def test_openclaw_follows_the_current_branch() -> None:
