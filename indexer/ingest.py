@@ -17,7 +17,7 @@ import shutil
 import time
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -237,6 +237,7 @@ class Ingestor:
         try:
             raws = load_file(path, data, self.max_file_bytes, self.import_options)
             out = []
+            unchanged_id = None
             for raw in raws:
                 if isinstance(raw, RawSnapshot):
                     redacted, counts = redact_value(raw.record)
@@ -260,9 +261,15 @@ class Ingestor:
                 row = state.session(session.session_id)
                 if row and row.status == "indexed" and row.content_hash == content_hash:
                     report.unchanged += 1
-                    state.record_sources([(source, digest, session.session_id)])
+                    unchanged_id = session.session_id
                     continue
-                out.append(_Prepared(session, archive_bytes, content_hash, source, digest))
+                out.append(_Prepared(session, archive_bytes, content_hash, None, None))
+            # A file counts as read only once its last session is written: a run stopped half-way
+            # through a file of many sessions (a ChatGPT export) must read it again.
+            if out:
+                out[-1] = replace(out[-1], source=source, source_hash=digest)
+            elif unchanged_id:
+                state.record_sources([(source, digest, unchanged_id)])
             return out
         except RecallError as exc:
             self._reject(path, data, exc.detail, report)

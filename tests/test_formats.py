@@ -322,3 +322,27 @@ def test_a_named_format_must_fit(tmp_path: Path) -> None:
     archive = SESSIONS / "2026-03" / "t-zh-upgrade.json"
     with pytest.raises(InvalidSession, match="not a ChatGPT export"):
         load_file(archive, archive.read_bytes(), 10_000_000, ImportOptions(format="chatgpt"))
+
+
+def test_a_run_stopped_inside_a_many_session_file_reads_it_again(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    from api import Settings
+    from indexer import HashEmbedder
+    from indexer.vector_store import VectorIndex
+
+    service = RecallService(Settings(home=tmp_path / "home", embedder="hash", batch_sessions=1,
+                                     lock_wait=2), embedder=HashEmbedder())
+    real_add, calls = VectorIndex.add, []
+
+    def crash_on_second_batch(self: VectorIndex, passages: Any, vectors: Any) -> None:
+        calls.append(1)
+        if len(calls) == 2:
+            raise KeyboardInterrupt  # Ctrl-C half-way through a ChatGPT export
+        real_add(self, passages, vectors)
+
+    monkeypatch.setattr(VectorIndex, "add", crash_on_second_batch)
+    with pytest.raises(KeyboardInterrupt):
+        service.index([GPT])
+    monkeypatch.undo()
+    service.index([GPT])
+    assert len(service.list_sessions()["sessions"]) == 3
