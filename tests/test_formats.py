@@ -133,6 +133,26 @@ def test_archive_jsonl_lines_may_hold_line_separators(tmp_path: Path) -> None:
     assert [m["content"] for m in records(path)[0]["messages"]] == ["a\u2028b", "c"]
 
 
+def test_odd_values_are_counted_not_fatal(tmp_path: Path) -> None:
+    cc = tmp_path / "cc.jsonl"
+    cc.write_text(CC_NOTES.read_text("utf-8") + "\n".join(json.dumps(i) for i in [
+        {"type": {"nested": "secret text"}, "uuid": "u", "sessionId": "s"}, ["a", "list"],
+        {"type": "assistant", "uuid": "v", "sessionId": "s", "message": {"id": ["x"], "content": [
+            {"type": {"k": 1}}, {"type": "tool_result", "tool_use_id": {"k": 1}, "content": "ok"}]}},
+    ]) + "\n")
+    (transcript,) = read_transcripts(cc, cc.read_text("utf-8"), ImportOptions()) or []
+    assert transcript.skipped == {"line without type": 1, "non-object line": 1, "block type (dict)": 1}
+    assert transcript.record["messages"][-1]["content"] == "[tool result] ok"
+    oc = tmp_path / "oc.jsonl"
+    lines = OC_K8S.read_text("utf-8").split("\n")
+    lines.insert(2, json.dumps({"type": "message", "id": [1], "parentId": {"a": 1},
+                                "message": {"role": {"r": "secret"}, "content": "x"}}))
+    oc.write_text("\n".join(lines))
+    (transcript,) = read_transcripts(oc, oc.read_text("utf-8"), ImportOptions()) or []
+    assert transcript.skipped["message on an abandoned branch"] == 1  # it has no usable id
+    assert "secret" not in json.dumps(transcript.skipped)
+
+
 # OpenClaw ----------------------------------------------------------------------------------
 
 def test_openclaw_follows_the_current_branch() -> None:

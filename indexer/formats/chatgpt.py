@@ -29,6 +29,7 @@ from .common import (
     ImportOptions,
     NothingToImport,
     Transcript,
+    label,
     safe_session_id,
     tool_call_text,
     tool_result_text,
@@ -185,8 +186,9 @@ def _message(node: dict[str, Any], node_id: str, options: ImportOptions,
     if role == "system":
         skipped["system message"] += 1
         return None
-    if metadata.get("is_visually_hidden_from_conversation") or \
-            content.get("content_type") in _HIDDEN_CONTENT:
+    kind = content.get("content_type")
+    if metadata.get("is_visually_hidden_from_conversation") is True or \
+            (isinstance(kind, str) and kind in _HIDDEN_CONTENT):
         skipped["hidden message"] += 1
         return None
     text = _content_text(content, options, skipped)
@@ -208,7 +210,7 @@ def _message(node: dict[str, Any], node_id: str, options: ImportOptions,
     elif role in ("user", "assistant"):
         out.update(role=role, content=text)
     else:
-        skipped[f"author role {role}"] += 1
+        skipped[f"author role {label(role)}"] += 1
         return None
     created = parse_time(message.get("create_time"))
     if created:
@@ -242,7 +244,7 @@ def _content_text(content: dict[str, Any], options: ImportOptions,
         return content["text"]
     if isinstance(content.get("parts"), list):
         return "\n".join(p for p in (_part(part) for part in content["parts"]) if p)
-    skipped[f"content type {kind}"] += 1
+    skipped[f"content type {label(kind)}"] += 1
     return None
 
 

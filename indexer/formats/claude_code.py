@@ -34,6 +34,7 @@ from .common import (
     NothingToImport,
     Transcript,
     clip,
+    label,
     read_json_lines,
     safe_session_id,
     tool_call_text,
@@ -82,7 +83,7 @@ def parse(path: Path, text: str, options: ImportOptions) -> list[Transcript]:
         if not isinstance(item, dict):
             skipped["non-object line"] += 1
             continue
-        kind = item.get("type")
+        kind = item.get("type") if isinstance(item.get("type"), str) else None
         if kind == "summary":
             recognized += 1
             if isinstance(item.get("summary"), str) and item["summary"].strip():
@@ -94,11 +95,10 @@ def parse(path: Path, text: str, options: ImportOptions) -> list[Transcript]:
             continue
         if kind in _BOOKKEEPING:
             recognized += 1
-            skipped[f"line type {kind}"] += 1
+            skipped[f"line type {label(kind)}"] += 1
             continue
         if kind not in ("user", "assistant", "system"):
-            skipped[f"unknown line type {kind}" if isinstance(kind, str)
-                    else "line without type"] += 1
+            skipped[f"unknown line type {label(kind)}" if kind else "line without type"] += 1
             continue
         recognized += 1
         if item.get("isSidechain") is True:
@@ -236,12 +236,13 @@ class _Builder:
                 self.tool_names[block["id"]] = block["name"]
             return tool_call_text(block.get("name"), block.get("input"), limit)
         if kind == "tool_result":
-            name = self.tool_names.get(block.get("tool_use_id"))  # type: ignore[arg-type]
+            use_id = block.get("tool_use_id")
+            name = self.tool_names.get(use_id) if isinstance(use_id, str) else None
             return tool_result_text(name, _result_text(block.get("content")),
                                     block.get("is_error") is True, limit)
         if kind in ("image", "document"):
             return f"[{kind}]"
-        self.skipped[f"block type {kind}"] += 1
+        self.skipped[f"block type {label(kind)}"] += 1
         return ""
 
 
@@ -269,7 +270,7 @@ def _project(cwd: str | None) -> str | None:
 
 
 def _summary(summaries: list[tuple[str, Any]], uuids: set[str]) -> str | None:
-    own = [text for text, leaf in summaries if leaf in uuids]
+    own = [text for text, leaf in summaries if isinstance(leaf, str) and leaf in uuids]
     if own:
         return own[-1]
     return summaries[-1][0] if summaries else None

@@ -19,6 +19,7 @@ __all__ = [
     "NothingToImport",
     "Transcript",
     "clip",
+    "label",
     "read_json_lines",
     "safe_session_id",
     "tool_call_text",
@@ -101,6 +102,13 @@ def read_json_lines(text: str) -> tuple[list[tuple[int, Any]], int]:
         more = f" and {len(damaged) - 5} more" if len(damaged) > 5 else ""
         raise InvalidSession(f"unreadable JSON on lines {damaged[:5]}{more}")
     return items, len(bad)
+
+
+def label(value: Any) -> str:
+    """A type or role name fit for a count's key and a log line: short, and never content."""
+    if isinstance(value, str) and len(value) <= 40 and value.isprintable():
+        return value
+    return f"({type(value).__name__})"
 
 
 def clip(text: str, limit: int) -> str:

@@ -34,6 +34,7 @@ from .common import (
     NothingToImport,
     Transcript,
     clip,
+    label,
     read_json_lines,
     safe_session_id,
     tool_call_text,
@@ -129,7 +130,7 @@ def _current_path(entries: list[dict[str, Any]], skipped: Counter[str]) -> list[
         path.append(node)
         parent = node.get("parentId")
         node = by_id.get(parent) if isinstance(parent, str) else None
-    off_path = [e for e in entries if e.get("id") not in seen]
+    off_path = [e for e in entries if not (isinstance(e.get("id"), str) and e["id"] in seen)]
     abandoned = sum(1 for e in off_path if e.get("type") == "message")
     if abandoned:
         skipped["message on an abandoned branch"] += abandoned
@@ -147,7 +148,7 @@ class _Reader:
         self.name: str | None = None
 
     def add(self, entry: dict[str, Any]) -> None:
-        kind = entry.get("type")
+        kind = entry.get("type") if isinstance(entry.get("type"), str) else None
         if kind == "message":
             self._message(entry)
         elif kind == "compaction":
@@ -165,8 +166,7 @@ class _Reader:
         elif kind in _BOOKKEEPING:
             pass
         else:
-            self.skipped[f"unknown entry type {kind}" if isinstance(kind, str)
-                         else "entry without type"] += 1
+            self.skipped[f"unknown entry type {label(kind)}" if kind else "entry without type"] += 1
 
     def _message(self, entry: dict[str, Any]) -> None:
         message = entry.get("message")
@@ -199,7 +199,7 @@ class _Reader:
             if isinstance(message.get("summary"), str) and message["summary"].strip():
                 self.summary = message["summary"].strip()
         else:
-            self.skipped[f"message role {role}"] += 1
+            self.skipped[f"message role {label(role)}"] += 1
 
     def _assistant(self, content: Any) -> str:
         if isinstance(content, str):
@@ -225,7 +225,7 @@ class _Reader:
             elif kind == "image":
                 parts.append("[image]")
             else:
-                self.skipped[f"block type {kind}"] += 1
+                self.skipped[f"block type {label(kind)}"] += 1
         return "\n".join(p for p in parts if p)
 
     def _emit(self, entry: dict[str, Any], role: str, content: str) -> None:
