@@ -1,4 +1,4 @@
-"""The `recall` command line: index, search, show, stats, delete, reindex."""
+"""The `recall` command line: index, import, search, show, stats, delete, reindex."""
 
 from __future__ import annotations
 
@@ -12,6 +12,8 @@ from typing import Any, TextIO
 
 import msgspec
 
+from indexer.formats import DEFAULT_TOOL_CHARS, ImportOptions
+from indexer.importer import FORMAT_NAMES, Preview, candidate_files, default_paths, preview
 from indexer.progress import make_progress
 from models import (
     MEMORY_TYPES,
@@ -21,6 +23,7 @@ from models import (
     SearchResponse,
     recovery_options,
 )
+from search.dates import check_day
 
 from .requests import REQUEST_KEYS, search_request
 from .service import RecallService
@@ -40,6 +43,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("paths", nargs="+", type=Path, metavar="PATH")
     p.add_argument("--strict", action="store_true", help="exit non-zero if any file is rejected")
     p.add_argument("--json", action="store_true", help="print the report as one JSON object")
+
+    add_import_parser(sub)
 
     p = sub.add_parser("search", help="search the archive")
     p.add_argument("query", nargs="?", help="what to look for; quote phrases with \"...\"")
@@ -160,6 +165,77 @@ def cmd_index(service: RecallService, args: argparse.Namespace) -> int:
     if missing and not report.files:
         return 1
     return 1 if nothing_read or (args.strict and (report.rejected or missing)) else 0
+
+
+def add_import_parser(sub: Any) -> None:
+    p = sub.add_parser("import", help="import Claude Code, OpenClaw or ChatGPT transcripts")
+    p.add_argument("format", choices=FORMAT_NAMES, metavar="FORMAT", help=", ".join(FORMAT_NAMES))
+    p.add_argument("paths", nargs="*", type=Path, metavar="PATH",
+                   help="files or folders (default: where FORMAT keeps them, "
+                        "e.g. ~/.claude/projects)")
+    p.add_argument("--since",
+                   help="only sessions active on or after this date (2026-03-01, 2026-03)")
+    p.add_argument("--dry-run", action="store_true",
+                   help="list what would be imported; write nothing")
+    p.add_argument("--tool-chars", type=int, default=DEFAULT_TOOL_CHARS, metavar="N",
+                   help="cut tool inputs and outputs to N characters "
+                        f"(default {DEFAULT_TOOL_CHARS})")
+    p.add_argument("--thinking", action="store_true", help="keep the assistant's thinking blocks")
+    p.add_argument("--strict", action="store_true", help="exit non-zero if any file is rejected")
+    p.add_argument("--json", action="store_true", help="print the report as one JSON object")
+
+
+def cmd_import(service: RecallService, args: argparse.Namespace) -> int:
+    if args.tool_chars < 0:
+        raise InvalidInput("--tool-chars must not be negative")
+    options = ImportOptions(format=args.format, tool_chars=args.tool_chars, thinking=args.thinking,
+                            since=check_day(args.since) if args.since else None)
+    roots = args.paths or default_paths(args.format)
+    missing = [p for p in roots if not p.exists()]
+    if missing and not args.paths:
+        raise InvalidInput(f"no {args.format} transcripts at {missing[0]} (give a PATH)")
+    for path in missing:
+        print(f"recall: no such file or folder: {path}", file=sys.stderr)
+    files = candidate_files(args.format, [p for p in roots if p.exists()])
+    if not files:
+        print(f"recall: no {args.format} transcripts found under "
+              f"{', '.join(str(p) for p in roots)}", file=sys.stderr)
+        return 1
+    if args.dry_run:
+        max_bytes = int(service.settings.max_file_mb * 1_000_000)
+        planned = preview(args.format, files, options, max_bytes)
+        if args.json:
+            print(json.dumps(planned.to_dict(), ensure_ascii=False))
+        else:
+            _print_preview(planned, options.since)
+        nothing_read = not (planned.sessions or planned.older or planned.empty)
+        return 1 if nothing_read or (args.strict and (planned.rejected or missing)) else 0
+    report = service.index(files, options)
+    if args.json:
+        print(json.dumps(report.to_dict() | {"format": args.format}, ensure_ascii=False))
+    else:
+        for r in report.rejected:
+            print(f"rejected {r.path}: {r.reason}", file=sys.stderr)
+        print(f"{args.format}: read {report.files} files; indexed {report.indexed} sessions "
+              f"({report.messages} messages), {report.unchanged} unchanged, "
+              f"{len(report.rejected)} rejected, {sum(report.redacted.values())} secrets redacted, "
+              f"in {report.seconds:.1f}s")
+    nothing_read = report.indexed + report.unchanged == 0 and bool(report.rejected)
+    return 1 if nothing_read or (args.strict and (report.rejected or missing)) else 0
+
+
+def _print_preview(planned: Preview, since: str | None) -> None:
+    for s in planned.sessions:
+        left_out = ", ".join(f"{n}× {reason}" for reason, n in s.skipped.items())
+        print(f"{s.session_id}  {s.date}  {s.messages} messages  {s.title or ''}".rstrip())
+        print(f"    {s.file}" + (f"  (left out: {left_out})" if left_out else ""))
+    for r in planned.rejected:
+        print(f"rejected {r.path}: {r.reason}", file=sys.stderr)
+    older = f", {planned.older} older than {since}" if since else ""
+    messages = sum(s.messages for s in planned.sessions)
+    print(f"would import {len(planned.sessions)} sessions ({messages} messages) from "
+          f"{planned.files} files: {len(planned.empty)} with nothing to import, "
+          f"{len(planned.rejected)} rejected{older}; nothing written")
 
 
 def cmd_search(service: RecallService, args: argparse.Namespace) -> int:
@@ -403,6 +479,7 @@ COMMANDS = {
     "delete": cmd_delete, "reindex": cmd_reindex, "settings": cmd_settings, "serve": cmd_serve,
     "mcp": cmd_mcp, "snapshots": cmd_snapshots, "recover": cmd_recover, "changes": cmd_changes,
     "memories": cmd_memories, "snapshot": cmd_snapshot, "digest": cmd_digest,
+    "import": cmd_import,
 }
 
 

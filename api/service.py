@@ -14,6 +14,7 @@ from typing import Any
 import msgspec
 
 from indexer import DataDir, Embedder, IndexReport, Ingestor, load_embedder
+from indexer.formats import ImportOptions
 from indexer.progress import ProgressFactory, silent_progress
 from indexer.memories import check_memory_types, extract_memories
 from indexer.llm_refine import LLMEndpoint, RefineFailed, refine_memories
@@ -68,18 +69,20 @@ class RecallService:
                 self._embedder = load_embedder(self.settings.embedder, self.settings.model_cache)
         return self._embedder
 
-    def ingestor(self) -> Ingestor:
+    def ingestor(self, import_options: ImportOptions | None = None) -> Ingestor:
         return Ingestor(
             self.data, self.embedder,
             max_file_bytes=int(self.settings.max_file_mb * 1_000_000),
             batch_sessions=self.settings.batch_sessions,
             lock_wait=self.settings.lock_wait,
             progress=self.progress,
+            import_options=import_options,
         )
 
     # writes
-    def index(self, paths: Sequence[Path]) -> IndexReport:
-        return self.ingestor().index_paths(paths)
+    def index(self, paths: Sequence[Path],
+              import_options: ImportOptions | None = None) -> IndexReport:
+        return self.ingestor(import_options).index_paths(paths)
 
     def ingest_record(self, raw: dict[str, Any]) -> tuple[str, bool]:
         return self.ingestor().ingest_record(raw)

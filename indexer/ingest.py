@@ -17,7 +17,7 @@ import shutil
 import time
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +35,7 @@ from models import (
 
 from .documents import memory_documents, session_documents, split_passages
 from .embedders import Embedder, PassageCache
+from .formats import ImportOptions
 from .generation import Generation
 from .layout import DataDir, atomic_write
 from .lock import WriterLock
@@ -109,6 +110,7 @@ class Ingestor:
         batch_sessions: int = 32,
         lock_wait: float = 30.0,
         progress: ProgressFactory = silent_progress,
+        import_options: ImportOptions | None = None,
     ) -> None:
         self.data = data.ensure()
         self.embedder = embedder
@@ -116,6 +118,7 @@ class Ingestor:
         self.batch_sessions = batch_sessions
         self.lock_wait = lock_wait
         self.progress = progress
+        self.import_options = import_options or ImportOptions()
 
     # public operations, each under the writer lock
     def index_paths(self, paths: Sequence[Path]) -> IndexReport:
@@ -230,13 +233,14 @@ class Ingestor:
         except OSError as exc:
             report.rejected.append(Rejection(str(path), f"cannot read: {exc.strerror}"))
             return []
-        digest = file_hash(data)
+        digest = file_hash(data, self.import_options)
         if state.source_hash(source) == digest:
             report.unchanged += 1
             return []
         try:
-            raws = load_file(path, data, self.max_file_bytes)
+            raws = load_file(path, data, self.max_file_bytes, self.import_options)
             out = []
+            unchanged_id = None
             for raw in raws:
                 if isinstance(raw, RawSnapshot):
                     redacted, counts = redact_value(raw.record)
@@ -260,9 +264,15 @@ class Ingestor:
                 row = state.session(session.session_id)
                 if row and row.status == "indexed" and row.content_hash == content_hash:
                     report.unchanged += 1
-                    state.record_sources([(source, digest, session.session_id)])
+                    unchanged_id = session.session_id
                     continue
-                out.append(_Prepared(session, archive_bytes, content_hash, source, digest))
+                out.append(_Prepared(session, archive_bytes, content_hash, None, None))
+            # A file counts as read only once its last session is written: a run stopped half-way
+            # through a file of many sessions (a ChatGPT export) must read it again.
+            if out:
+                out[-1] = replace(out[-1], source=source, source_hash=digest)
+            elif unchanged_id:
+                state.record_sources([(source, digest, unchanged_id)])
             return out
         except RecallError as exc:
             self._reject(path, data, exc.detail, report)

@@ -1,15 +1,17 @@
 """Input files: find them, read them into raw session records, quarantine the bad ones.
 
-Formats recognized by content:
+Formats recognized by content (formats/detect.py), whatever the file is called:
 - archive JSON: one session object per file (or a list of them);
 - JSONL conversations (one `{role, content, ts}` per line, id from the file name), with an
-  optional `index.json` beside them holding titles and categories.
+  optional `index.json` beside them holding titles and categories;
+- transcripts of Claude Code, OpenClaw and ChatGPT exports (formats/).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -18,9 +20,14 @@ from typing import Any
 
 from models import InvalidSession, PayloadTooLarge
 
+from . import formats
+from .formats import ImportOptions, NothingToImport, Transcript
 from .redact import redact_text
 
-__all__ = ["RawSession", "RawSnapshot", "discover", "file_hash", "load_file", "quarantine"]
+__all__ = ["RawSession", "RawSnapshot", "decode", "discover", "file_hash", "load_file", "quarantine",
+           "read_transcripts"]
+
+log = logging.getLogger(__name__)
 
 SUFFIXES = (".json", ".jsonl")
 METADATA_NAMES = {"index.json"}
@@ -69,12 +76,16 @@ def _inside(path: Path, root: Path) -> bool:
     return path.resolve().is_relative_to(root)
 
 
-def file_hash(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
+def file_hash(data: bytes, options: ImportOptions | None = None) -> str:
+    """The content hash of a file; import options that change what is read from it are mixed in."""
+    digest = hashlib.sha256(data)
+    if options is not None and options.fingerprint():
+        digest.update(b"\x00" + options.fingerprint().encode())
+    return digest.hexdigest()
 
 
-def load_file(path: Path, data: bytes, max_bytes: int) -> list[RawSession | RawSnapshot]:
-    """Decode one input file; raises InvalidSession / PayloadTooLarge with the reason."""
+def decode(data: bytes, max_bytes: int) -> str:
+    """The text of an input file; raises PayloadTooLarge / InvalidSession with the reason."""
     if len(data) > max_bytes:
         raise PayloadTooLarge(f"file is {len(data) / 1e6:.1f} MB, over the {max_bytes / 1e6:.0f} MB limit")
     try:
@@ -83,14 +94,46 @@ def load_file(path: Path, data: bytes, max_bytes: int) -> list[RawSession | RawS
         raise InvalidSession(f"not valid UTF-8 (byte {exc.start})") from None
     if "\x00" in text:
         raise InvalidSession("file contains NUL bytes")
-    if path.suffix == ".jsonl":
-        return [_jsonl_conversation(path, text)]
+    return text
+
+
+def read_transcripts(path: Path, text: str, options: ImportOptions) -> list[Transcript] | None:
+    """The sessions of a Claude Code, OpenClaw or ChatGPT file, before --since is applied; None
+    for the archive's own formats. Raises NothingToImport for a file without conversation."""
+    lines = formats.is_json_lines(path, text)
+    return _transcripts(path, text, lines, None if lines else _json(text), options)
+
+
+def _transcripts(path: Path, text: str, lines: bool, value: Any,
+                 options: ImportOptions) -> list[Transcript] | None:
+    if lines:
+        fmt = options.format or formats.line_format(text)
+        return formats.read_lines(fmt, path, text, options) if fmt else None
+    fmt = options.format or formats.document_format(value)
+    return formats.read_document(fmt, path, value, options) if fmt else None
+
+
+def load_file(path: Path, data: bytes, max_bytes: int,
+              options: ImportOptions | None = None) -> list[RawSession | RawSnapshot]:
+    """Decode one input file; raises InvalidSession / PayloadTooLarge with the reason."""
+    text = decode(data, max_bytes)
+    options = options or ImportOptions()
+    lines = formats.is_json_lines(path, text)
+    value = None if lines else _json(text)
     try:
-        value = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InvalidSession(f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
-    except RecursionError:
-        raise InvalidSession("JSON is nested too deeply") from None
+        transcripts = _transcripts(path, text, lines, value, options)
+    except NothingToImport as exc:
+        log.info("nothing to import from %s: %s", path, exc.detail)
+        return []
+    if transcripts is not None:
+        kept = [t for t in transcripts if options.keeps(t)]
+        for t in kept:
+            if t.skipped:  # counts only, never content
+                log.info("%s: %s left out %s", path, t.record["sessionId"],
+                         ", ".join(f"{n}× {reason}" for reason, n in t.skipped.items()))
+        return [RawSession(t.record, None) for t in kept]
+    if lines:
+        return [_jsonl_conversation(path, text)]
     items = value if isinstance(value, list) else [value]
     if items and all(_is_snapshot(item) for item in items):
         return [RawSnapshot(item) for item in items]
@@ -100,9 +143,20 @@ def load_file(path: Path, data: bytes, max_bytes: int) -> list[RawSession | RawS
     return [RawSession(item, fallback) for item in items]
 
 
+def _json(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InvalidSession(f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
+    except RecursionError:
+        raise InvalidSession("JSON is nested too deeply") from None
+
+
 def _jsonl_conversation(path: Path, text: str) -> RawSession:
     messages, bad_lines = [], []
-    for number, line in enumerate(text.splitlines(), start=1):
+    # newlines only: JSON strings may hold U+2028 and others that str.splitlines() splits on
+    lines = text.split("\n")
+    for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         try:
@@ -118,7 +172,8 @@ def _jsonl_conversation(path: Path, text: str) -> RawSession:
         where = f" (unreadable lines: {bad_lines[:5]})" if bad_lines else ""
         raise InvalidSession(f"no conversation messages found in JSON lines{where}")
     # a torn last line is what a crash during append leaves; anything else is damage
-    if any(n != len(text.splitlines()) for n in bad_lines):
+    last = max((n for n, line in enumerate(lines, start=1) if line.strip()), default=0)
+    if any(n != last for n in bad_lines):
         raise InvalidSession(f"unreadable JSON lines: {bad_lines[:5]}")
     record: dict[str, Any] = {"sessionId": path.stem, "messages": messages, "channel": "jsonl"}
     meta = _conversation_index(path.parent).get(path.stem, {})

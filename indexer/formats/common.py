@@ -1,0 +1,153 @@
+"""What every importer shares: options, the Transcript it returns, JSON-lines reading, compact
+rendering of tool calls, and safe session ids."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from models import InvalidSession, parse_time
+from models.ids import MAX_ID_LENGTH
+
+__all__ = [
+    "DEFAULT_TOOL_CHARS",
+    "ImportOptions",
+    "NothingToImport",
+    "Transcript",
+    "clip",
+    "label",
+    "read_json_lines",
+    "safe_session_id",
+    "tool_call_text",
+    "tool_result_text",
+]
+
+DEFAULT_TOOL_CHARS = 300
+
+
+@dataclass(frozen=True, slots=True)
+class ImportOptions:
+    """How transcripts are turned into sessions. The defaults are what `recall index` uses."""
+
+    format: str | None = None  # None: recognize each file by its content
+    tool_chars: int = DEFAULT_TOOL_CHARS  # tool inputs and outputs are cut to this many characters
+    thinking: bool = False  # keep the assistant's thinking blocks
+    since: str | None = None  # YYYY-MM-DD: only sessions with activity on or after this day
+
+    def fingerprint(self) -> str:
+        """Empty for the defaults; otherwise what changes the sessions read from a file, so a
+        file read once with other options is not skipped as unchanged."""
+        parts = []
+        if self.tool_chars != DEFAULT_TOOL_CHARS:
+            parts.append(f"tool_chars={self.tool_chars}")
+        if self.thinking:
+            parts.append("thinking")
+        if self.since:
+            parts.append(f"since={self.since}")
+        return ";".join(parts)
+
+    def keeps(self, transcript: Transcript) -> bool:
+        if not self.since:
+            return True
+        last = transcript.last_activity or transcript.record.get("date") or ""
+        return str(last)[:10] >= self.since
+
+
+@dataclass(frozen=True, slots=True)
+class Transcript:
+    """One session read from a transcript, in the raw record shape that parse_session accepts."""
+
+    record: dict[str, Any]
+    last_activity: str | None  # ISO time of the newest message kept
+    skipped: dict[str, int] = field(default_factory=dict)  # what was left out, by reason
+
+    @classmethod
+    def build(cls, record: dict[str, Any], skipped: Counter[str]) -> Transcript:
+        times = [t for t in (parse_time(m.get("time")) for m in record["messages"]) if t]
+        if "date" not in record and times:
+            record["date"] = times[0][:10]
+        return cls(record, max(times) if times else None, dict(sorted(skipped.items())))
+
+
+class NothingToImport(InvalidSession):
+    """A readable transcript that holds no conversation (metadata, an empty or sub-agent file).
+
+    load_file turns it into "no sessions"; it subclasses InvalidSession so that any path that
+    does not expect it still rejects one file rather than stopping a batch."""
+
+
+def read_json_lines(text: str) -> tuple[list[tuple[int, Any]], int]:
+    """(line number, value) for every readable line, and 1 if the last line was torn.
+
+    A torn last line is what a crash (or a live writer) leaves; unreadable lines anywhere else
+    are damage and reject the file. Lines are split on newlines only: JSON strings may hold
+    U+2028 and other characters that str.splitlines() would also split on."""
+    lines = text.split("\n")
+    last = max((n for n, line in enumerate(lines, start=1) if line.strip()), default=0)
+    items: list[tuple[int, Any]] = []
+    bad: list[int] = []
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            items.append((number, json.loads(line)))
+        except (json.JSONDecodeError, RecursionError):
+            bad.append(number)
+    damaged = [n for n in bad if n != last]
+    if damaged:
+        more = f" and {len(damaged) - 5} more" if len(damaged) > 5 else ""
+        raise InvalidSession(f"unreadable JSON on lines {damaged[:5]}{more}")
+    return items, len(bad)
+
+
+def label(value: Any) -> str:
+    """A type or role name fit for a count's key and a log line: short, and never content."""
+    if isinstance(value, str) and len(value) <= 40 and value.isprintable():
+        return value
+    return f"({type(value).__name__})"
+
+
+def clip(text: str, limit: int) -> str:
+    text = text.strip()
+    if limit <= 0:
+        return ""
+    return text if len(text) <= limit else text[:limit].rstrip() + "…"
+
+
+def tool_call_text(name: Any, arguments: Any, limit: int) -> str:
+    """`[tool: Bash] {"command": "ls"}`, the input cut to limit characters."""
+    label = name if isinstance(name, str) and name else "tool"
+    if isinstance(arguments, str):
+        shown = arguments
+    elif arguments in (None, {}, []):
+        shown = ""
+    else:
+        shown = json.dumps(arguments, ensure_ascii=False, default=str)
+    shown = clip(shown, limit)
+    return f"[tool: {label}] {shown}".rstrip()
+
+
+def tool_result_text(name: str | None, output: str, is_error: bool, limit: int) -> str:
+    """`[tool result: Bash] output…` or `[tool error: Bash] …`, the output cut to limit."""
+    kind = "tool error" if is_error else "tool result"
+    label = f"{kind}: {name}" if name else kind
+    return f"[{label}] {clip(output, limit)}".rstrip()
+
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9_-]+")
+
+
+def safe_session_id(prefix: str, raw_id: Any) -> str:
+    """`<prefix>-<id>` using only letters, digits, '-' and '_'; anything else (or an overlong id)
+    is replaced and a short hash of the original keeps the id stable and distinct."""
+    original = str(raw_id).strip() if raw_id is not None else ""
+    cleaned = _UNSAFE.sub("-", original).strip("-")
+    budget = MAX_ID_LENGTH - len(prefix) - 13
+    if cleaned and cleaned == original and len(cleaned) <= budget:
+        return f"{prefix}-{cleaned}"
+    digest = hashlib.sha1(original.encode("utf-8", "surrogatepass")).hexdigest()[:10]
+    return f"{prefix}-{cleaned[:budget]}-{digest}" if cleaned else f"{prefix}-{digest}"

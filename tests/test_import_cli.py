@@ -1,0 +1,114 @@
+"""`recall import FORMAT` end to end, as a separate process, on the hash embedder."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from .test_formats import CC, FORMATS, GPT, OC
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture
+def recall(tmp_path: Path):
+    fake_home = tmp_path / "user"
+    fake_home.mkdir()
+    env = {**os.environ, "RECALL_HOME": str(tmp_path / "data"), "RECALL_EMBEDDER": "hash",
+           "HOME": str(fake_home)}
+    env.pop("CLAUDE_CONFIG_DIR", None)
+
+    def run(*args: str, ok: bool = True) -> subprocess.CompletedProcess[str]:
+        proc = subprocess.run([sys.executable, "-m", "api.cli", *args], cwd=ROOT, env=env,
+                              capture_output=True, text=True, timeout=120)
+        if ok:
+            assert proc.returncode == 0, proc.stderr
+        return proc
+
+    run.home = fake_home  # type: ignore[attr-defined]
+    run.data = tmp_path / "data"  # type: ignore[attr-defined]
+    return run
+
+
+def test_dry_run_lists_sessions_and_writes_nothing(recall) -> None:
+    out = json.loads(recall("import", "claude-code", str(CC), "--dry-run", "--json").stdout)
+    assert out["format"] == "claude-code" and out["dry_run"] is True and out["files"] == 3
+    by_id = {s["session_id"]: s for s in out["sessions"]}
+    main = by_id["claude-code-5b0e3c1a-7d2f-4c61-9a8e-2f4b6c8d0e13"]
+    assert (main["messages"], main["date"], main["last_activity"]) == (9, "2026-02-10", "2026-02-10T09:21:30.000Z")
+    assert main["file"].endswith("5b0e3c1a-7d2f-4c61-9a8e-2f4b6c8d0e13.jsonl")
+    assert main["skipped"]["sidechain line"] == 2 and main["skipped"]["unknown line type x-telemetry"] == 1
+    notes = by_id["claude-code-c7d1e9f0-3a5b-4e2c-8f61-0b9d2a4c6e88"]
+    assert "sk-ant-" not in notes["title"]  # redacted, as an import would store it
+    assert [Path(e["path"]).name for e in out["empty"]] == ["agent-3f2a9c1d.jsonl"]
+    assert out["rejected"] == []
+    assert not recall.data.exists()  # nothing written
+
+    human = recall("import", "chatgpt", str(GPT.parent), "--dry-run", "--since", "2026-03").stdout
+    assert "chatgpt-67c5a1b2-8e44-800a-9f1e-3a6b2c4d5e6f  2026-03-03  4 messages  ISO date regex" in human
+    assert "1× message on another branch" in human
+    assert "would import 2 sessions (6 messages) from 1 files" in human
+    assert "1 older than 2026-03-01; nothing written" in human
+    assert not recall.data.exists()
+
+
+def test_default_locations(recall) -> None:
+    sessions = recall.home / ".openclaw" / "agents"
+    shutil.copytree(OC, sessions)
+    out = json.loads(recall("import", "openclaw", "--dry-run", "--json").stdout)
+    assert sorted(s["session_id"] for s in out["sessions"]) == [
+        "openclaw-9a3c5e7f-1b2d-4f6a-8c0e-2d4f6a8c0e1b", "openclaw-e4f6a8b0-c2d4-4e6f-8a0b-c2d4e6f8a0b2"]
+    assert out["files"] == 2  # sessions.json is metadata, not a candidate
+
+    missing = recall("import", "claude-code", ok=False)
+    assert missing.returncode == 1
+    assert f"no claude-code transcripts at {recall.home / '.claude' / 'projects'}" in missing.stderr
+
+    downloads = recall.home / "Downloads" / "chatgpt-export-2026-03"
+    downloads.mkdir(parents=True)
+    shutil.copy(GPT, downloads / "conversations.json")
+    (downloads / "user.json").write_text('{"id": "user-1", "email": "lin@example.com"}')
+    out = json.loads(recall("import", "chatgpt", "--dry-run", "--json").stdout)
+    assert out["files"] == 1 and len(out["sessions"]) == 3
+
+
+def test_import_then_search(recall) -> None:
+    first = json.loads(recall("import", "openclaw", str(OC), "--json").stdout)
+    assert (first["indexed"], first["rejected"], first["format"]) == (2, [], "openclaw")
+    again = json.loads(recall("import", "openclaw", str(OC), "--json").stdout)
+    assert (again["indexed"], again["unchanged"]) == (0, 2)
+    out = json.loads(recall("search", "G7355", "--channel", "telegram", "--json").stdout)
+    assert out["results"][0]["session_id"] == "openclaw-9a3c5e7f-1b2d-4f6a-8c0e-2d4f6a8c0e1b"
+    assert out["results"][0]["title"] == "杭州出差"
+
+    human = recall("import", "claude-code", str(CC), "--since", "2026-01-01", "--tool-chars", "80").stdout
+    assert "claude-code: read 3 files; indexed 1 sessions" in human
+    shown = json.loads(recall("show", "claude-code-5b0e3c1a-7d2f-4c61-9a8e-2f4b6c8d0e13", "--json").stdout)
+    assert shown["channel"] == "claude-code" and shown["topics"] == ["ledger"]
+    assert max(len(m["content"]) for m in shown["messages"] if m["role"] == "tool") <= 110
+
+
+def test_index_recognizes_every_format(recall) -> None:
+    report = json.loads(recall("index", str(FORMATS), "--json").stdout)
+    assert (report["indexed"], report["rejected"]) == (7, [])
+    stats = json.loads(recall("stats", "--json").stdout)
+    assert stats["channels"] == {"chatgpt": 3, "claude-code": 2, "telegram": 1, "webchat": 1}
+
+
+@pytest.mark.parametrize("args,message", [
+    (["import", "cursor", "--dry-run"], "invalid choice: 'cursor'"),
+    (["import", "chatgpt", str(GPT), "--since", "yesterday"], "cannot read date"),
+    (["import", "chatgpt", str(GPT), "--tool-chars", "-1"], "must not be negative"),
+    (["import", "openclaw", "/no/such/folder"], "no such file or folder"),
+])
+def test_import_errors_are_clear(recall, args: list[str], message: str) -> None:
+    proc = recall(*args, ok=False)
+    assert proc.returncode != 0
+    assert message in proc.stderr
+    assert "Traceback" not in proc.stderr
