@@ -1,10 +1,11 @@
-"""The retrieval benchmark's baselines on the small test archive (hash embedder)."""
+"""The retrieval benchmark's baselines and summary on the small test archive (hash embedder)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from benchmarks.baselines import Fts5Bm25, LanceHybrid, fts5_query, load_messages
+from benchmarks.retrieval import print_summary
 from indexer import HashEmbedder
 
 from .conftest import SESSIONS
@@ -39,3 +40,14 @@ def test_lance_hybrid_finds_and_filters(tmp_path: Path) -> None:
     LanceHybrid(load_messages(SESSIONS), HashEmbedder(), tmp_path)  # second build: cached vectors
     assert len(list(tmp_path.glob("vectors-*.npy"))) == 1
 
+
+def test_summary_ratio_is_against_the_best_baseline(capsys) -> None:
+    def result(r5: float, ms: float) -> dict:
+        return {"groups": {"all": {"R@5": r5, "R@10": r5, "MRR": r5, "msgR@10": r5, "n": 1}},
+                "median_ms": ms}
+    results = {"locomo": {"pooled": {"recall hybrid": result(0.9, 50), "FTS5 BM25": result(0.6, 1),
+                                     "LanceDB hybrid": result(0.75, 30)}}}
+    rows = {r["row"]: r for r in print_summary(results, ["FTS5 BM25", "LanceDB hybrid"])}
+    assert abs(rows["LoCoMo pooled R@5"]["ratio"] - 0.9 / 0.75) < 1e-9
+    assert rows["LoCoMo pooled median ms"]["ratio"] == 50  # vs the fastest baseline
+    assert "Summary" in capsys.readouterr().out
