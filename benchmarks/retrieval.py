@@ -132,10 +132,12 @@ def run_set(args: argparse.Namespace, name: str) -> dict[str, dict[str, dict]]:
     home = args.home / f"{name}-{args.embedder.replace('/', '_')}"
     service = RecallService(Settings.from_env(home=str(home), embedder=args.embedder))
     report = service.index([args.bench / name / "sessions"])
-    if args.reindex:  # the code may have changed since the index was built
-        report = service.reindex()
     print(f"[{name}] indexed {report.indexed} sessions ({report.messages} messages), "
           f"{report.unchanged} unchanged, in {report.seconds:.1f}s with {service.embedder.name}")
+    if args.reindex:  # the code may have changed since the index was built
+        report = service.reindex()
+        print(f"[{name}] rebuilt recall's indexes from its archive: {report.indexed} sessions "
+              f"in {report.seconds:.1f}s")
     systems = build_systems(service, args.bench, name, home, args.modes.split(","),
                             [b for b in args.baselines.split(",") if b])
     queries = load_queries(args.bench, name)
