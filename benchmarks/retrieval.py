@@ -1,10 +1,18 @@
-"""Retrieval quality on the LoCoMo and bilingual benchmarks, through recall's own search code.
+"""Retrieval quality on the LoCoMo and bilingual benchmarks: recall side by side with baselines.
 
-    python benchmarks/retrieval.py --bench ../shared/bench --home /tmp/recall-bench [--embedder minilm]
+    python benchmarks/retrieval.py --bench ../shared/bench --home /tmp/recall-bench [--embedder e5]
 
 Indexes each benchmark's sessions into its own data dir under --home (skipped when already
-indexed), then runs every answerable query in keyword, vector and hybrid mode and prints
-session R@1/R@5/R@10, MRR and message R@10, plus the median in-process query latency.
+indexed, unless --reindex), then runs every answerable query through each system and prints
+session R@1/R@5/R@10, MRR and message R@10, plus the median in-process query latency:
+
+- recall hybrid, keyword and vector: recall's own search code (`RecallService.search`);
+- FTS5 BM25 and LanceDB hybrid: the baselines of benchmarks/baselines.py, built on the same
+  messages with the same embedder.
+
+LoCoMo runs pooled (no filter) and per conversation (filtered to its first speaker). A final
+summary puts all systems side by side, with recall hybrid's ratio to the best baseline;
+--json OUT writes every table.
 """
 
 from __future__ import annotations
@@ -15,14 +23,23 @@ import statistics
 import sys
 import time
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from api import RecallService, Settings  # noqa: E402
-from models import SearchFilters, SearchRequest  # noqa: E402
+from api import RecallService, Settings
+from benchmarks.baselines import Fts5Bm25, LanceHybrid, Ranking, load_messages
+from models import SearchFilters, SearchRequest
 
-MODES = ("keyword", "vector", "hybrid")
+MODES = ("hybrid", "keyword", "vector")
+BASELINES = ("fts5", "lance")
+METRICS = ("R@1", "R@5", "R@10", "MRR", "msgR@10")
+LATENCY = "median ms"  # the one summary row where lower is better
+DEFAULT = "recall hybrid"  # the system whose ratio to the best baseline the summary shows
+
+# (query text, participant or None) -> sessions and messages, best first
+System = Callable[[str, "str | None"], Ranking]
 
 
 def load_queries(bench: Path, name: str) -> list[dict]:
@@ -33,11 +50,12 @@ def load_queries(bench: Path, name: str) -> list[dict]:
             if q.get("unanswerable") or not q.get("evidence_sessions"):
                 continue
             queries.append({"qid": q["qid"], "query": q["question"], "sessions": q["evidence_sessions"],
-                            "messages": q["evidence_turns"], "group": q["category_name"],
+                            "messages": q["evidence_turns"], "groups": [q["category_name"]],
                             "conversation": q["conversation"]})
         else:
             queries.append({"qid": q["qid"], "query": q["query"], "sessions": q["relevant_sessions"],
-                            "messages": q["relevant_messages"], "group": f"{q['kind']}/{q['lang']}"})
+                            "messages": q["relevant_messages"],
+                            "groups": [q["kind"], f"{q['kind']}/{q['lang']}"]})
     return queries
 
 
@@ -52,64 +70,156 @@ def mrr(ranked: list[str], gold: list[str]) -> float:
     return 0.0
 
 
-def evaluate(service: RecallService, queries: list[dict], mode: str,
-             filters_for=lambda q: SearchFilters()) -> tuple[dict, list[float]]:
+def recall_system(service: RecallService, mode: str) -> System:
+    def search(query: str, participant: str | None) -> Ranking:
+        filters = SearchFilters(participant=participant) if participant else SearchFilters()
+        response = service.search(SearchRequest(query=query, mode=mode, filters=filters, limit=10,
+                                                messages_per_session=10))
+        return Ranking([r.session_id for r in response.results],
+                       [m.id for r in response.results for m in r.messages if m.id])
+    return search
+
+
+def evaluate(system: System, queries: list[dict],
+             participant_for: Callable[[dict], str | None] = lambda q: None) -> dict:
+    """Mean of each metric per group ("all" plus the query's groups) and the median latency."""
     scores: dict[str, list[dict]] = defaultdict(list)
     latencies = []
     for q in queries:
-        request = SearchRequest(query=q["query"], mode=mode, filters=filters_for(q), limit=10,
-                                messages_per_session=10)
         started = time.perf_counter()
-        response = service.search(request)
+        found = system(q["query"], participant_for(q))
         latencies.append((time.perf_counter() - started) * 1000)
-        sessions = [r.session_id for r in response.results]
-        messages = [m.id for r in response.results for m in r.messages if m.id]
-        row = {"R@1": recall_at(sessions, q["sessions"], 1), "R@5": recall_at(sessions, q["sessions"], 5),
-               "R@10": recall_at(sessions, q["sessions"], 10), "MRR": mrr(sessions, q["sessions"]),
-               "msgR@10": recall_at(messages, q["messages"], 10)}
-        scores["all"].append(row)
-        scores[q["group"]].append(row)
-    table = {g: {m: statistics.mean(r[m] for r in rows) for m in rows[0]} | {"n": len(rows)}
-             for g, rows in scores.items()}
-    return table, latencies
+        row = {"R@1": recall_at(found.sessions, q["sessions"], 1),
+               "R@5": recall_at(found.sessions, q["sessions"], 5),
+               "R@10": recall_at(found.sessions, q["sessions"], 10),
+               "MRR": mrr(found.sessions, q["sessions"]),
+               "msgR@10": recall_at(found.messages, q["messages"], 10)}
+        for group in ["all", *q["groups"]]:
+            scores[group].append(row)
+    groups = {g: {m: statistics.mean(r[m] for r in rows) for m in METRICS} | {"n": len(rows)}
+              for g, rows in scores.items()}
+    return {"groups": groups, "median_ms": statistics.median(latencies)}
 
 
-def print_table(title: str, table: dict) -> None:
-    print(f"\n{title}")
+def print_table(title: str, result: dict) -> None:
+    table = result["groups"]
+    print(f"\n{title} (median latency {result['median_ms']:.1f} ms)")
     print(f"{'group':<24}{'n':>5}{'R@1':>8}{'R@5':>8}{'R@10':>8}{'MRR':>8}{'msgR@10':>9}")
     for group in ["all"] + sorted(g for g in table if g != "all"):
         r = table[group]
-        print(f"{group:<24}{r['n']:>5}{r['R@1']:>8.3f}{r['R@5']:>8.3f}{r['R@10']:>8.3f}"
-              f"{r['MRR']:>8.3f}{r['msgR@10']:>9.3f}")
+        print(f"{group:<24}{r['n']:>5}" + "".join(f"{r[m]:>8.3f}" for m in METRICS[:-1])
+              + f"{r['msgR@10']:>9.3f}")
+
+
+def build_systems(service: RecallService, bench: Path, name: str, home: Path,
+                  modes: list[str], baselines: list[str]) -> dict[str, System]:
+    systems: dict[str, System] = {f"recall {mode}": recall_system(service, mode) for mode in modes}
+    if baselines:
+        messages = load_messages(bench / name / "sessions")
+    if "fts5" in baselines:
+        systems[Fts5Bm25.name] = Fts5Bm25(messages).search
+    if "lance" in baselines:
+        started = time.perf_counter()
+        lance = LanceHybrid(messages, service.embedder, home / "baselines")
+        print(f"[{name}] LanceDB baseline: {len(messages)} messages, table and FTS index "
+              f"in {time.perf_counter() - started:.1f}s")
+        systems[LanceHybrid.name] = lance.search
+    return systems
+
+
+def run_set(args: argparse.Namespace, name: str) -> dict[str, dict[str, dict]]:
+    """{setting: {system: result}} for one benchmark set."""
+    home = args.home / f"{name}-{args.embedder.replace('/', '_')}"
+    service = RecallService(Settings.from_env(home=str(home), embedder=args.embedder))
+    report = service.index([args.bench / name / "sessions"])
+    print(f"[{name}] indexed {report.indexed} sessions ({report.messages} messages), "
+          f"{report.unchanged} unchanged, in {report.seconds:.1f}s with {service.embedder.name}")
+    if args.reindex:  # the code may have changed since the index was built
+        report = service.reindex()
+        print(f"[{name}] rebuilt recall's indexes from its archive: {report.indexed} sessions "
+              f"in {report.seconds:.1f}s")
+    systems = build_systems(service, args.bench, name, home, args.modes.split(","),
+                            [b for b in args.baselines.split(",") if b])
+    queries = load_queries(args.bench, name)
+    settings: dict[str, Callable[[dict], str | None]] = {"pooled": lambda q: None}
+    if name == "locomo":
+        manifest = json.loads((args.bench / name / "manifest.json").read_text())
+        speakers = {c: v["speakers"] for c, v in manifest["per_conversation"].items()}
+        settings["per conversation"] = lambda q: speakers[q["conversation"]][0]
+    results: dict[str, dict[str, dict]] = {}
+    for setting, participant_for in settings.items():
+        for system_name, system in systems.items():
+            result = evaluate(system, queries, participant_for)
+            results.setdefault(setting, {})[system_name] = result
+            print_table(f"{name} {setting}, {system_name}", result)
+    return results
+
+
+def summary_rows(results: dict) -> list[tuple[str, dict[str, float]]]:
+    """(label, {system: value}) for the compact side-by-side table."""
+    rows = []
+    for setting, per_system in results.get("locomo", {}).items():
+        for metric in ("R@5", "R@10", "MRR", "msgR@10"):
+            rows.append((f"LoCoMo {setting} {metric}",
+                         {s: r["groups"]["all"][metric] for s, r in per_system.items()}))
+    if "pooled" in results.get("locomo", {}):
+        rows.append((f"LoCoMo pooled {LATENCY}",
+                     {s: r["median_ms"] for s, r in results["locomo"]["pooled"].items()}))
+    bilingual = results.get("bilingual", {}).get("pooled", {})
+    if bilingual:
+        for metric in ("R@5", "R@10", "MRR", "msgR@10"):
+            rows.append((f"bilingual all {metric}",
+                         {s: r["groups"]["all"][metric] for s, r in bilingual.items()}))
+        any_system = next(iter(bilingual.values()))["groups"]
+        for kind in sorted(g for g in any_system if g != "all" and "/" not in g):
+            rows.append((f"bilingual {kind} R@5 (n={any_system[kind]['n']})",
+                         {s: r["groups"][kind]["R@5"] for s, r in bilingual.items()}))
+    return rows
+
+
+def print_summary(results: dict, baselines: list[str]) -> list[dict]:
+    rows = summary_rows(results)
+    if not rows:
+        return []
+    systems = list(rows[0][1])
+    with_ratio = DEFAULT in systems and any(b in systems for b in baselines)
+    header = f"{'':<34}" + "".join(f"{s:>16}" for s in systems)
+    print("\nSummary, side by side" + (f" ({DEFAULT} ÷ best baseline; ms: lower is better)"
+                                       if with_ratio else ""))
+    print(header + (f"{'ratio':>8}" if with_ratio else ""))
+    out = []
+    for label, values in rows:
+        latency = label.endswith(LATENCY)
+        line = f"{label:<34}" + "".join(f"{values[s]:>16.1f}" if latency else f"{values[s]:>16.3f}"
+                                         for s in systems)
+        entry = {"row": label, **values}
+        if with_ratio:
+            best = (min if latency else max)(values[b] for b in baselines if b in values)
+            entry["ratio"] = values[DEFAULT] / best if best else None
+            line += f"{entry['ratio']:>8.2f}" if best else f"{'—':>8}"
+        print(line)
+        out.append(entry)
+    return out
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--bench", type=Path, required=True, help="path to shared/bench")
     parser.add_argument("--home", type=Path, required=True, help="where to build the bench indexes")
-    parser.add_argument("--embedder", default="minilm")
+    parser.add_argument("--embedder", default="e5", help="e5 (the product default), minilm, ...")
     parser.add_argument("--sets", default="locomo,bilingual")
-    parser.add_argument("--modes", default=",".join(MODES))
+    parser.add_argument("--modes", default=",".join(MODES), help="recall modes to run")
+    parser.add_argument("--baselines", default=",".join(BASELINES), help="fts5,lance or empty")
+    parser.add_argument("--reindex", action="store_true", help="rebuild recall's indexes first")
+    parser.add_argument("--json", type=Path, metavar="OUT", help="write all results as JSON")
     args = parser.parse_args()
-    for name in args.sets.split(","):
-        settings = Settings.from_env(home=str(args.home / f"{name}-{args.embedder.replace('/', '_')}"),
-                                     embedder=args.embedder)
-        service = RecallService(settings)
-        report = service.index([args.bench / name / "sessions"])
-        print(f"[{name}] indexed {report.indexed} sessions ({report.messages} messages), "
-              f"{report.unchanged} unchanged, in {report.seconds:.1f}s with {service.embedder.name}")
-        queries = load_queries(args.bench, name)
-        speakers = {}
-        if name == "locomo":
-            manifest = json.loads((args.bench / name / "manifest.json").read_text())
-            speakers = {c: v["speakers"] for c, v in manifest["per_conversation"].items()}
-        for mode in args.modes.split(","):
-            table, latencies = evaluate(service, queries, mode)
-            print_table(f"{name} pooled, {mode} (median latency {statistics.median(latencies):.1f} ms)", table)
-            if name == "locomo":
-                table, _ = evaluate(service, queries, mode, lambda q: SearchFilters(
-                    participant=speakers[q["conversation"]][0]))
-                print_table(f"{name} per conversation, {mode}", table)
+    results = {name: run_set(args, name) for name in args.sets.split(",")}
+    baseline_names = [{"fts5": Fts5Bm25.name, "lance": LanceHybrid.name}[b]
+                      for b in args.baselines.split(",") if b]
+    summary = print_summary(results, baseline_names)
+    if args.json:
+        args.json.write_text(json.dumps({"embedder": args.embedder, "results": results,
+                                         "summary": summary}, indent=1))
 
 
 if __name__ == "__main__":
