@@ -204,6 +204,11 @@ class KeywordIndex:
             high = day_number(filters.until) if filters.until else None
             clauses.append((tantivy.Occur.Must, Q.range_query(
                 schema, "day", tantivy.FieldType.Integer, low, high)))
+        if filters.date_ranges:
+            clauses.append((tantivy.Occur.Must, Q.boolean_query([
+                (tantivy.Occur.Should, Q.range_query(schema, "day", tantivy.FieldType.Integer,
+                                                     day_number(low), day_number(high)))
+                for low, high in filters.date_ranges])))
         for field, value in (("channel", filters.channel), ("participant", filters.participant),
                              ("role", filters.role), ("session_id", filters.session)):
             if value:

@@ -133,6 +133,10 @@ class VectorIndex:
             clauses.append(f"day >= {day_number(filters.since)}")
         if filters.until:
             clauses.append(f"day <= {day_number(filters.until)}")
+        if filters.date_ranges:
+            clauses.append("(" + " OR ".join(
+                f"(day >= {day_number(low)} AND day <= {day_number(high)})"
+                for low, high in filters.date_ranges) + ")")
         if filters.channel:
             clauses.append(f"channel = {_sql_string(filters.channel.lower())}")
         if filters.role:

@@ -23,6 +23,9 @@ class SearchFilters(msgspec.Struct, frozen=True, omit_defaults=True):
     participant: str | None = None
     role: str | None = None
     session: str | None = None
+    # any of these inclusive (YYYY-MM-DD, YYYY-MM-DD) ranges; search fills it from dates named
+    # in the query ("March 29", "上周")
+    date_ranges: tuple[tuple[str, str], ...] = ()
     scope: SearchScope = "messages"
     memory_type: str | None = None  # with scope "memories": only this type (user, feedback...)
 

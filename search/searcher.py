@@ -6,6 +6,9 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import msgspec
+import numpy as np
+
 from indexer.analysis import QueryTerms, analyze_query, is_cjk_text
 from indexer.documents import MEMORY_ROLE_PREFIX
 from indexer.embedders import Embedder
@@ -24,6 +27,7 @@ from models import (
 )
 
 from .background import Background
+from .query_dates import query_dates
 from .fusion import reciprocal_rank_fusion
 from .snippets import make_snippet
 
@@ -40,6 +44,10 @@ RRF_K = 10
 WEIGHT_KEYWORD = 1.0
 WEIGHT_SAME_LANGUAGE = 0.5
 WEIGHT_OTHER_LANGUAGE = 1.0
+# rankings restricted to the days a query names (search/query_dates.py)
+WEIGHT_DATE_KEYWORD = 0.5
+WEIGHT_DATE_VECTOR = 1.0
+DATE_VECTOR_CANDIDATES = 20
 # vector hits must rise this much further above the background when no query word is known
 UNKNOWN_WORDS_EXTRA_MARGIN = 0.015
 # a session's score: its best message plus a share of its second best (more evidence, more trust)
@@ -106,13 +114,20 @@ class Searcher:
             rankings.append([h.key for h in hits])
             weights.append(WEIGHT_KEYWORD)
 
+        vector = None
         if request.mode in ("hybrid", "vector") and self._use_vectors(request):
             gen.check_embedder(self.embedder.name)
+            vector = self.embedder.embed_query(request.query)
             # Not one query word occurs in the archive: likely about something it does not hold,
             # so only a clearly strong semantic match may answer (honest "no match").
             words_known = bool(hits) or bool(gen.keyword.search(terms, request.filters, 1))
             extra = 0.0 if words_known else UNKNOWN_WORDS_EXTRA_MARGIN
-            for ranked, weight in self._vector_rankings(gen, request, candidates, extra):
+            for ranked, weight in self._vector_rankings(gen, request, vector, candidates, extra):
+                rankings.append(ranked)
+                weights.append(weight)
+
+        if request.mode != "vector":
+            for ranked, weight in self._date_rankings(gen, request, terms, vector, candidates):
                 rankings.append(ranked)
                 weights.append(weight)
 
@@ -120,14 +135,40 @@ class Searcher:
             candidates[key].fused = score
         return SearchResponse(request.query, self._group(gen, request, terms, candidates))
 
-    def _vector_rankings(self, gen: Generation, request: SearchRequest,
+    def _date_rankings(self, gen: Generation, request: SearchRequest, terms: QueryTerms,
+                       vector: np.ndarray | None,
+                       candidates: dict[str, _Candidate]) -> list[tuple[list[str], float]]:
+        """Extra rankings inside the days the query names ("what did we decide on March 29?"):
+        its words, and its meaning without a floor, since being held that day is itself the
+        evidence. Skipped when the request already has a date filter."""
+        f = request.filters
+        ranges = () if f.since or f.until or f.date_ranges else tuple(query_dates(request.query))
+        if not ranges:
+            return []
+        dated = msgspec.structs.replace(f, date_ranges=ranges)
+        out = []
+        keyword = gen.keyword.search(terms, dated, KEYWORD_CANDIDATES)
+        for hit in keyword:
+            candidates.setdefault(hit.key, _Candidate(hit.key, hit.session_id, hit.message_id))
+        out.append(([h.key for h in keyword], WEIGHT_DATE_KEYWORD))
+        if vector is not None:
+            ranked: list[str] = []
+            for hit in gen.vectors.search(vector, dated, DATE_VECTOR_CANDIDATES):
+                if hit.key not in ranked:
+                    ranked.append(hit.key)
+                    c = candidates.setdefault(hit.key, _Candidate(hit.key, hit.session_id, hit.message_id))
+                    if c.vector is None:
+                        c.vector = hit.similarity
+            out.append((ranked, WEIGHT_DATE_VECTOR))
+        return out
+
+    def _vector_rankings(self, gen: Generation, request: SearchRequest, vector: np.ndarray,
                          candidates: dict[str, _Candidate],
                          extra_margin: float = 0.0) -> list[tuple[list[str], float]]:
         """Vector hits above the query's floor. A multilingual model prefers text in the
         query's language, so in hybrid mode each passage language is ranked on its own and
         fusion gives both a fair place; vector mode ranks all hits by how far they rise above
         the background of their own language."""
-        vector = self.embedder.embed_query(request.query)
         if self.embedder.multilingual:
             same = "cjk" if is_cjk_text(request.query) else "other"
             other = "other" if same == "cjk" else "cjk"
