@@ -23,7 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from api import Settings  # noqa: E402
+from api import RecallService, Settings  # noqa: E402
 from indexer import load_embedder  # noqa: E402
 from models.snapshot import Snapshot, parse_snapshot, to_datetime  # noqa: E402
 from search.recovery import recover  # noqa: E402
@@ -47,6 +47,8 @@ def main() -> None:
                         help="where the converted e5 model is kept (default: RECALL_MODEL_CACHE "
                              "or <home>/models)")
     parser.add_argument("--reasons", action="store_true", help="print each decision's reasons")
+    parser.add_argument("--service", type=Path, metavar="HOME",
+                        help="also ingest the snapshots into HOME and decide through the service")
     args = parser.parse_args()
 
     folder = args.bench / "bilingual"
@@ -56,7 +58,13 @@ def main() -> None:
     cache = Settings.from_env(model_cache=args.model_cache).model_cache
     embedder = None if args.embedder == "none" else load_embedder(args.embedder, cache)
 
-    hits = {"recover": 0, "no context": 0, "newest": 0}
+    service = None
+    if args.service and embedder is not None:
+        service = RecallService(Settings.from_env(home=str(args.service), model_cache=cache),
+                                embedder=embedder)
+        report = service.index([folder / "snapshots"])
+        print(f"service: {report.snapshots} snapshot files ingested into {args.service}")
+    hits = {"recover": 0, "no context": 0, "newest": 0} | ({"service": 0} if service else {})
     latencies: list[float] = []
     started = time.perf_counter()
     print(f"embedder: {embedder.name if embedder else 'none (word overlap)'}\n")
@@ -75,6 +83,9 @@ def main() -> None:
         hits["recover"] += ok
         hits["no context"] += blind.selected.id == expected
         hits["newest"] += newest.id == expected
+        if service:
+            wired = service.recover(case["sessionId"], case["current_context"])
+            hits["service"] += wired.selected.id == expected
         print(f"{case['case']:<8}{expected:<13}{decision.selected.id:<13}{'✓' if ok else '✗':<4}"
               f"{decision.strategy:<17}{decision.confidence:>6.2f}{blind.selected.id:>13}"
               f"{newest.id:>13}")

@@ -48,6 +48,12 @@ class Passage:
     def passage_id(self) -> str:
         return f"{self.doc.key}#{self.index}"
 
+    @property
+    def embed_text(self) -> str:
+        # who said it is part of what it means: "what did Caroline research?" should find
+        # Caroline's message, not one that merely mentions research
+        return f"{self.doc.speaker}: {self.text}" if self.doc.speaker else self.text
+
 
 def doc_key(session_id: str, message_id: str | None) -> str:
     return f"{session_id}\x1f{message_id or ''}"

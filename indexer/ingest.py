@@ -333,7 +333,7 @@ class Ingestor:
             memories.save(p.session.session_id, extracted)
             docs += memory_documents(p.session, extracted)
         passages = [passage for doc in docs for passage in split_passages(doc)]
-        vectors = embedder.embed_passages([p.text for p in passages])
+        vectors = embedder.embed_passages([p.embed_text for p in passages])
         gen.keyword.delete_sessions(ids)
         gen.keyword.add(docs)
         gen.keyword.commit()
