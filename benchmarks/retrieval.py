@@ -42,6 +42,29 @@ DEFAULT = "recall hybrid"  # the system whose ratio to the best baseline the sum
 System = Callable[[str, "str | None"], Ranking]
 
 
+def _split(conversation: str) -> str:
+    # settings were tuned on conversations 26-44; 47-50 were held out
+    return "split: tuned 26-44" if int(conversation) <= 44 else "split: held-out 47-50"
+
+
+def adversarial_no_match(service: RecallService, bench: Path, speakers: dict[str, list[str]]) -> dict:
+    """How often recall hybrid answers LoCoMo's adversarial (unanswerable) questions with
+    nothing, pooled and per conversation."""
+    questions = [q for q in map(json.loads, (bench / "locomo" / "queries.jsonl").read_text().splitlines())
+                 if q.get("unanswerable")]
+    out = {"n": len(questions)}
+    for setting in ("pooled", "per conversation"):
+        empty = 0
+        for q in questions:
+            participant = speakers[q["conversation"]][0] if setting != "pooled" else None
+            filters = SearchFilters(participant=participant) if participant else SearchFilters()
+            empty += not service.search(SearchRequest(query=q["question"], filters=filters)).results
+        out[setting] = empty
+    print(f"\nLoCoMo adversarial questions answered with nothing by recall hybrid: "
+          f"pooled {out['pooled']}/{out['n']}, per conversation {out['per conversation']}/{out['n']}")
+    return out
+
+
 def load_queries(bench: Path, name: str) -> list[dict]:
     queries = []
     for line in (bench / name / "queries.jsonl").read_text().splitlines():
@@ -50,7 +73,8 @@ def load_queries(bench: Path, name: str) -> list[dict]:
             if q.get("unanswerable") or not q.get("evidence_sessions"):
                 continue
             queries.append({"qid": q["qid"], "query": q["question"], "sessions": q["evidence_sessions"],
-                            "messages": q["evidence_turns"], "groups": [q["category_name"]],
+                            "messages": q["evidence_turns"],
+                            "groups": [q["category_name"], _split(q["conversation"])],
                             "conversation": q["conversation"]})
         else:
             queries.append({"qid": q["qid"], "query": q["query"], "sessions": q["relevant_sessions"],
@@ -147,6 +171,8 @@ def run_set(args: argparse.Namespace, name: str) -> dict[str, dict[str, dict]]:
         speakers = {c: v["speakers"] for c, v in manifest["per_conversation"].items()}
         settings["per conversation"] = lambda q: speakers[q["conversation"]][0]
     results: dict[str, dict[str, dict]] = {}
+    if name == "locomo" and "hybrid" in args.modes.split(","):
+        results["adversarial"] = adversarial_no_match(service, args.bench, speakers)
     for setting, participant_for in settings.items():
         for system_name, system in systems.items():
             result = evaluate(system, queries, participant_for)
@@ -159,9 +185,14 @@ def summary_rows(results: dict) -> list[tuple[str, dict[str, float]]]:
     """(label, {system: value}) for the compact side-by-side table."""
     rows = []
     for setting, per_system in results.get("locomo", {}).items():
+        if setting == "adversarial":
+            continue
         for metric in ("R@5", "R@10", "MRR", "msgR@10"):
             rows.append((f"LoCoMo {setting} {metric}",
                          {s: r["groups"]["all"][metric] for s, r in per_system.items()}))
+        for split in sorted(g for g in next(iter(per_system.values()))["groups"] if g.startswith("split")):
+            rows.append((f"LoCoMo {setting} R@5 {split[7:]}",
+                         {s: r["groups"][split]["R@5"] for s, r in per_system.items()}))
     if "pooled" in results.get("locomo", {}):
         rows.append((f"LoCoMo pooled {LATENCY}",
                      {s: r["median_ms"] for s, r in results["locomo"]["pooled"].items()}))
