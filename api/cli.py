@@ -46,6 +46,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_import_parser(sub)
     add_watch_parser(sub)
+    add_retention_parser(sub)
 
     p = sub.add_parser("search", help="search the archive")
     p.add_argument("query", nargs="?", help="what to look for; quote phrases with \"...\"")
@@ -322,6 +323,50 @@ def cmd_watch(service: RecallService, args: argparse.Namespace) -> int:
     return 0
 
 
+def add_retention_parser(sub: Any) -> None:
+    p = sub.add_parser("retention", help="move old sessions to lighter tiers (summary, compressed)")
+    mode = p.add_mutually_exclusive_group()
+    mode.add_argument("--dry-run", action="store_true",
+                      help="list what would move and what it drops; write nothing (the default)")
+    mode.add_argument("--apply", action="store_true", help="do it: what is dropped is gone")
+    p.add_argument("--full-days", type=int, metavar="N",
+                   help="sessions inactive longer lose their messages "
+                        "(default: $RECALL_RETENTION_FULL_DAYS)")
+    p.add_argument("--summary-days", type=int, metavar="N",
+                   help="sessions inactive longer are compressed "
+                        "(default: $RECALL_RETENTION_SUMMARY_DAYS)")
+    p.add_argument("--as-of", metavar="DATE", help="count ages up to this day (default: today)")
+    p.add_argument("--json", action="store_true", help="print the plan as one JSON object")
+
+
+def cmd_retention(service: RecallService, args: argparse.Namespace) -> int:
+    result = service.retention(full_days=args.full_days, summary_days=args.summary_days,
+                               apply=args.apply, today=args.as_of)
+    if args.json:
+        print(json.dumps(result, ensure_ascii=False))
+        return 0
+    if not result["enabled"]:
+        print("retention is off: nothing is ever dropped. Set RECALL_RETENTION_FULL_DAYS / "
+              "RECALL_RETENTION_SUMMARY_DAYS or pass --full-days / --summary-days.")
+        return 0
+    for s in result["sessions"]:
+        built = "; a summary is built from the first user line and key memories" \
+            if s["summary_built"] else ""
+        print(f"{s['session_id']}  {s['date']}  last active {s['last_activity']}  "
+              f"{s['tier']} -> {s['target']}: drops {', '.join(s['drops'])}{built}")
+    count = len(result["sessions"])
+    what = (f"{count} sessions, {result['messages_dropped']} messages, "
+            f"{result['characters_dropped']} characters")
+    if args.apply:
+        print(f"moved {result.get('applied', 0)} sessions to lighter tiers ({what} dropped); "
+              "summaries and memories stay searchable")
+    else:
+        print(f"would move {what} (full {result['full_days']} days, summary "
+              f"{result['summary_days']} days, as of {result['as_of']}); nothing written. "
+              "Run with --apply to do it.")
+    return 0
+
+
 def cmd_search(service: RecallService, args: argparse.Namespace) -> int:
     if args.batch:
         return _batch_search(service, args.batch)
@@ -563,7 +608,7 @@ COMMANDS = {
     "delete": cmd_delete, "reindex": cmd_reindex, "settings": cmd_settings, "serve": cmd_serve,
     "mcp": cmd_mcp, "snapshots": cmd_snapshots, "recover": cmd_recover, "changes": cmd_changes,
     "memories": cmd_memories, "snapshot": cmd_snapshot, "digest": cmd_digest,
-    "import": cmd_import, "watch": cmd_watch,
+    "import": cmd_import, "watch": cmd_watch, "retention": cmd_retention,
 }
 
 
