@@ -38,12 +38,12 @@ SETTINGS_HELP: dict[str, tuple[str, str]] = {
     "llm_model": ("RECALL_LLM_MODEL", "model name sent to RECALL_LLM_URL"),
     "llm_api_key": ("RECALL_LLM_API_KEY", "bearer key for RECALL_LLM_URL, if it needs one"),
     "llm_timeout": ("RECALL_LLM_TIMEOUT", "seconds to wait for RECALL_LLM_URL before falling back"),
-    "retention_full_days": ("RECALL_RETENTION_FULL_DAYS", "`recall retention`: sessions inactive "
-                            "longer than this many days lose their messages (summary and "
-                            "memories stay); unset: keep everything"),
-    "retention_summary_days": ("RECALL_RETENTION_SUMMARY_DAYS", "`recall retention`: sessions "
-                               "inactive longer than this are compressed (short summary, "
-                               "memories, metadata); unset: never"),
+    "retention_full_days": ("RECALL_RETENTION_FULL_DAYS", (
+        "`recall retention`: sessions inactive longer than this many days lose their messages "
+        "(summary and memories stay); unset: keep everything")),
+    "retention_summary_days": ("RECALL_RETENTION_SUMMARY_DAYS", (
+        "`recall retention`: sessions inactive longer than this are compressed (short summary, "
+        "memories, metadata); unset: never")),
 }
 
 

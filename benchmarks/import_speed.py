@@ -27,17 +27,15 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from indexer import DataDir, HashEmbedder  # noqa: E402
-from indexer.formats import ImportOptions  # noqa: E402
-from indexer.importer import candidate_files  # noqa: E402
-from indexer.ingest import Ingestor, normalize  # noqa: E402
-from indexer.sources import decode, load_file, read_transcripts  # noqa: E402
+from indexer import DataDir, HashEmbedder
+from indexer.formats import ImportOptions, NothingToImport
+from indexer.importer import candidate_files
+from indexer.ingest import Ingestor, normalize
+from indexer.sources import decode, load_file, read_transcripts
 
 FIXTURES = ROOT / "tests" / "data" / "formats"
 MESSAGES_PER_SESSION = 100
-WORDS = ("deploy cache latency postgres index migration retry timeout budget review release "
-         "schema queue worker memory cluster shard replica backup restore metric alert dashboard "
-         "token parser branch merge commit rollback feature flag config secret rotate").split()
+WORDS = ["deploy", "cache", "latency", "postgres", "index", "migration", "retry", "timeout", "budget", "review", "release", "schema", "queue", "worker", "memory", "cluster", "shard", "replica", "backup", "restore", "metric", "alert", "dashboard", "token", "parser", "branch", "merge", "commit", "rollback", "feature", "flag", "config", "secret", "rotate"]
 CJK = ["部署", "缓存", "数据库", "迁移", "回滚", "告警", "预算", "周报", "发布", "配置"]
 
 
@@ -61,7 +59,9 @@ def claude_code(folder: Path, sessions: int, rng: random.Random) -> None:
         sid = f"00000000-0000-4000-8000-{s:012d}"
         base, parent, lines = 1767225600 + s * 86400, None, []
 
-        def line(kind: str, message: dict[str, Any], i: int, **extra: Any) -> dict[str, Any]:
+        def line(kind: str, message: dict[str, Any], i: int, s: int = s, sid: str = sid,
+                 base: float = base, lines: list[dict[str, Any]] = lines,
+                 **extra: Any) -> dict[str, Any]:
             nonlocal parent
             uuid = f"{s:08d}-0000-4000-8000-{len(lines):012d}"
             item = {"parentUuid": parent, "isSidechain": False, "userType": "external",
@@ -107,7 +107,8 @@ def openclaw(folder: Path, sessions: int, rng: random.Random) -> None:
                                         "timestamp": ts(base, 0), "cwd": "/home/lin/ws"}]
         parent: str | None = None
 
-        def msg(role: str, content: Any, i: int, **fields: Any) -> None:
+        def msg(role: str, content: Any, i: int, base: float = base,
+                lines: list[dict[str, Any]] = lines, **fields: Any) -> None:
             nonlocal parent
             eid = f"e{len(lines):07d}"
             lines.append({"type": "message", "id": eid, "parentId": parent, "timestamp": ts(base, i),
@@ -204,9 +205,8 @@ def skipped_shares() -> list[dict[str, Any]]:
             try:
                 for t in read_transcripts(path, body, ImportOptions(format=fmt)) or []:
                     reasons.update(t.skipped)
-            except Exception as exc:  # noqa: BLE001 - a sub-agent file: all its lines skipped
-                detail = getattr(exc, "detail", str(exc))
-                reasons[f"file with nothing to import ({detail})"] += sum(
+            except NothingToImport as exc:  # a sub-agent file: all its lines are left out
+                reasons[f"file with nothing to import ({exc.detail})"] += sum(
                     1 for line in body.split("\n") if line.strip())
         out.append({"format": fmt, "units": units, "skipped": {
             reason: {"count": n, "share": round(n / units, 3)} for reason, n in reasons.most_common()}})

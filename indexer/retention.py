@@ -16,7 +16,7 @@ crash-safe ingest path (Ingestor.rewrite), so archive, both indexes and the stat
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 from typing import Any
 
 import msgspec
@@ -197,7 +197,7 @@ def plan(data: DataDir, policy: RetentionPolicy, today: date) -> list[PlannedTri
 
 
 def now_iso() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 def _shorten(text: str, limit: int) -> str:

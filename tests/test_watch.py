@@ -14,7 +14,6 @@ from pathlib import Path
 import pytest
 
 from api import RecallService
-from indexer.ingest import IndexReport
 from indexer.lock import WriterLock
 from indexer.sources import discover
 from indexer.watch import Watcher
@@ -195,11 +194,11 @@ def test_cli_once_reads_a_format_default_location(tmp_path: Path) -> None:
         os.utime(path, (old, old))
     env = _cli_env(tmp_path)
     proc = subprocess.run([sys.executable, "-m", "api.cli", "watch", "--format", "claude-code",
-                           "--once"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+                           "--once"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120, check=False)
     assert proc.returncode == 0, proc.stderr
     assert "indexed 2 sessions" in proc.stderr, proc.stderr
     again = subprocess.run([sys.executable, "-m", "api.cli", "watch", "--format", "claude-code",
-                            "--once"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+                            "--once"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120, check=False)
     assert again.returncode == 0 and "indexed" not in again.stderr
 
 
