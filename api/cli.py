@@ -45,6 +45,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print the report as one JSON object")
 
     add_import_parser(sub)
+    add_watch_parser(sub)
+    add_retention_parser(sub)
 
     p = sub.add_parser("search", help="search the archive")
     p.add_argument("query", nargs="?", help="what to look for; quote phrases with \"...\"")
@@ -236,6 +238,133 @@ def _print_preview(planned: Preview, since: str | None) -> None:
     print(f"would import {len(planned.sessions)} sessions ({messages} messages) from "
           f"{planned.files} files: {len(planned.empty)} with nothing to import, "
           f"{len(planned.rejected)} rejected{older}; nothing written")
+
+
+def add_watch_parser(sub: Any) -> None:
+    p = sub.add_parser("watch", help="keep archiving transcripts as they are written")
+    p.add_argument("paths", nargs="*", type=Path, metavar="PATH",
+                   help="files or folders (with --format and no PATH: where FORMAT keeps them)")
+    p.add_argument("--format", choices=FORMAT_NAMES,
+                   help="read only this format (default: recognize each file by content)")
+    p.add_argument("--once", action="store_true", help="one pass, then exit (for cron and tests)")
+    p.add_argument("--interval", type=float, default=1.0, metavar="SECONDS",
+                   help="seconds between passes (default 1)")
+    p.add_argument("--quiet", type=float, default=2.0, metavar="SECONDS",
+                   help="a file is read once unchanged for this long (default 2)")
+
+
+def cmd_watch(service: RecallService, args: argparse.Namespace) -> int:
+    import signal
+    import time
+
+    from indexer.progress import silent_progress
+    from indexer.sources import discover
+    from indexer.watch import Watcher, WatchRound
+
+    if args.interval <= 0 or args.quiet < 0:
+        raise InvalidInput("--interval must be positive and --quiet not negative")
+    if not args.paths and not args.format:
+        raise InvalidInput("give a PATH to watch, or --format FORMAT for its default location")
+    roots = args.paths or default_paths(args.format)
+    options = ImportOptions(format=args.format)
+    for path in roots:
+        if not path.exists():  # may appear later: the tool has not written anything yet
+            print(f"recall watch: {path} does not exist yet; watching for it", file=sys.stderr)
+
+    def list_files() -> list[Path]:
+        present = [p for p in roots if p.exists()]
+        return candidate_files(args.format, present) if args.format else list(discover(present))
+
+    ingestor = service.ingestor(options)
+    ingestor.progress = silent_progress  # one line per pass instead of a bar
+    watcher = Watcher(list_files, ingestor.index_paths, quiet=args.quiet, interval=args.interval)
+
+    def report(done: WatchRound) -> None:
+        stamp = time.strftime("%H:%M:%S")
+        for r in [*(done.report.rejected if done.report else []), *done.failed]:
+            print(f"{stamp} rejected {r.path}: {r.reason}", file=sys.stderr)
+        if done.busy:
+            print(f"{stamp} another writer is busy; retrying next pass", file=sys.stderr)
+        if done.report and (done.report.indexed or done.report.rejected or done.failed):
+            r = done.report
+            print(f"{stamp} read {len(done.ingested)} files: indexed {r.indexed} sessions "
+                  f"({r.messages} messages), {r.unchanged} unchanged, "
+                  f"{len(r.rejected) + len(done.failed)} rejected in {r.seconds:.1f}s",
+                  file=sys.stderr, flush=True)
+        if args.once and done.waiting:
+            print(f"{stamp} {done.waiting} files still being written; left for the next pass",
+                  file=sys.stderr)
+
+    if args.once:
+        done = watcher.poll()
+        report(done)
+        print(f"watched {done.seen} files: {len(done.ingested)} read, {done.waiting} still being "
+              f"written", file=sys.stderr)
+        failed = len(done.failed) + (len(done.report.rejected) if done.report else 0)
+        readable = done.report.indexed + done.report.unchanged if done.report else 0
+        return 1 if failed and not readable else 0
+
+    def stop(signum: int, frame: object) -> None:
+        if watcher.stopping.is_set():  # a second Ctrl-C: stop now; ingest is crash-safe
+            raise KeyboardInterrupt
+        print("recall watch: stopping after this pass", file=sys.stderr, flush=True)
+        watcher.stop()
+
+    previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGINT, signal.SIGTERM)}
+    print(f"recall watch: watching {', '.join(str(p) for p in roots)} every {args.interval:g}s "
+          f"(files are read once quiet for {args.quiet:g}s); Ctrl-C to stop",
+          file=sys.stderr, flush=True)
+    try:
+        watcher.run(report)
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    print("recall watch: stopped", file=sys.stderr)
+    return 0
+
+
+def add_retention_parser(sub: Any) -> None:
+    p = sub.add_parser("retention", help="move old sessions to lighter tiers (summary, compressed)")
+    mode = p.add_mutually_exclusive_group()
+    mode.add_argument("--dry-run", action="store_true",
+                      help="list what would move and what it drops; write nothing (the default)")
+    mode.add_argument("--apply", action="store_true", help="do it: what is dropped is gone")
+    p.add_argument("--full-days", type=int, metavar="N",
+                   help="sessions inactive longer lose their messages "
+                        "(default: $RECALL_RETENTION_FULL_DAYS)")
+    p.add_argument("--summary-days", type=int, metavar="N",
+                   help="sessions inactive longer are compressed "
+                        "(default: $RECALL_RETENTION_SUMMARY_DAYS)")
+    p.add_argument("--as-of", metavar="DATE", help="count ages up to this day (default: today)")
+    p.add_argument("--json", action="store_true", help="print the plan as one JSON object")
+
+
+def cmd_retention(service: RecallService, args: argparse.Namespace) -> int:
+    result = service.retention(full_days=args.full_days, summary_days=args.summary_days,
+                               apply=args.apply, today=args.as_of)
+    if args.json:
+        print(json.dumps(result, ensure_ascii=False))
+        return 0
+    if not result["enabled"]:
+        print("retention is off: nothing is ever dropped. Set RECALL_RETENTION_FULL_DAYS / "
+              "RECALL_RETENTION_SUMMARY_DAYS or pass --full-days / --summary-days.")
+        return 0
+    for s in result["sessions"]:
+        built = "; a summary is built from the first user line and key memories" \
+            if s["summary_built"] else ""
+        print(f"{s['session_id']}  {s['date']}  last active {s['last_activity']}  "
+              f"{s['tier']} -> {s['target']}: drops {', '.join(s['drops'])}{built}")
+    count = len(result["sessions"])
+    what = (f"{count} sessions, {result['messages_dropped']} messages, "
+            f"{result['characters_dropped']} characters")
+    if args.apply:
+        print(f"moved {result.get('applied', 0)} sessions to lighter tiers ({what} dropped); "
+              "summaries and memories stay searchable")
+    else:
+        print(f"would move {what} (full {result['full_days']} days, summary "
+              f"{result['summary_days']} days, as of {result['as_of']}); nothing written. "
+              "Run with --apply to do it.")
+    return 0
 
 
 def cmd_search(service: RecallService, args: argparse.Namespace) -> int:
@@ -479,7 +608,7 @@ COMMANDS = {
     "delete": cmd_delete, "reindex": cmd_reindex, "settings": cmd_settings, "serve": cmd_serve,
     "mcp": cmd_mcp, "snapshots": cmd_snapshots, "recover": cmd_recover, "changes": cmd_changes,
     "memories": cmd_memories, "snapshot": cmd_snapshot, "digest": cmd_digest,
-    "import": cmd_import,
+    "import": cmd_import, "watch": cmd_watch, "retention": cmd_retention,
 }
 
 

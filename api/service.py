@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import threading
-from datetime import datetime, timezone
+from datetime import date, datetime, timezone
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
@@ -19,6 +19,9 @@ from indexer.progress import ProgressFactory, silent_progress
 from indexer.memories import check_memory_types, extract_memories
 from indexer.llm_refine import LLMEndpoint, RefineFailed, refine_memories
 from indexer.memory_store import MemoryStore
+from indexer.retention import RetentionPolicy, plan_session, trim
+from indexer.retention import now_iso as retention_now
+from indexer.retention import plan as plan_retention
 from indexer.snapshots import SnapshotStore, snapshot_from_memories
 from indexer.state import State
 from models import (
@@ -92,6 +95,34 @@ class RecallService:
 
     def reindex(self) -> IndexReport:
         return self.ingestor().reindex()
+
+    def retention(self, *, full_days: int | None = None, summary_days: int | None = None,
+                  apply: bool = False, today: str | None = None) -> dict[str, Any]:
+        """Which sessions the retention policy moves to a lighter tier and what that drops; with
+        `apply`, do it. The policy comes from the arguments, else from the settings; with
+        neither, retention is off and nothing is planned."""
+        if full_days is None and summary_days is None:
+            full_days = self.settings.retention_full_days
+            summary_days = self.settings.retention_summary_days
+        policy = RetentionPolicy(full_days, summary_days)
+        as_of = date.fromisoformat(check_day(today)) if today else date.today()
+        planned = plan_retention(self.data, policy, as_of)
+        out: dict[str, Any] = {
+            "enabled": policy.enabled, "dry_run": not apply, "full_days": policy.full_days,
+            "summary_days": policy.summary_days, "as_of": as_of.isoformat(),
+            "sessions": [p.to_dict() for p in planned],
+            "messages_dropped": sum(p.messages for p in planned),
+            "characters_dropped": sum(p.characters for p in planned)}
+        if apply and planned:
+            stamp = retention_now()
+
+            def move(session: Session, memories: list[Memory]) -> Session | None:
+                again = plan_session(session, policy, as_of)  # read afresh under the lock
+                return trim(session, again.target, memories, stamp) if again else None
+
+            report = self.ingestor().rewrite([p.session_id for p in planned], move)
+            out["applied"] = report.indexed
+        return out
 
     # reads
     def search(self, request: SearchRequest) -> SearchResponse:

@@ -38,6 +38,12 @@ SETTINGS_HELP: dict[str, tuple[str, str]] = {
     "llm_model": ("RECALL_LLM_MODEL", "model name sent to RECALL_LLM_URL"),
     "llm_api_key": ("RECALL_LLM_API_KEY", "bearer key for RECALL_LLM_URL, if it needs one"),
     "llm_timeout": ("RECALL_LLM_TIMEOUT", "seconds to wait for RECALL_LLM_URL before falling back"),
+    "retention_full_days": ("RECALL_RETENTION_FULL_DAYS", (
+        "`recall retention`: sessions inactive longer than this many days lose their messages "
+        "(summary and memories stay); unset: keep everything")),
+    "retention_summary_days": ("RECALL_RETENTION_SUMMARY_DAYS", (
+        "`recall retention`: sessions inactive longer than this are compressed (short summary, "
+        "memories, metadata); unset: never")),
 }
 
 
@@ -55,6 +61,8 @@ class Settings:
     llm_model: str = "gpt-4o-mini"
     llm_api_key: str | None = None
     llm_timeout: float = 60.0
+    retention_full_days: int | None = None
+    retention_summary_days: int | None = None
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None, **overrides: object) -> Settings:
@@ -84,6 +92,8 @@ class Settings:
                 llm_model=str(values.get("llm_model", cls.llm_model)),
                 llm_api_key=str(values["llm_api_key"]) if values.get("llm_api_key") else None,
                 llm_timeout=float(values.get("llm_timeout", cls.llm_timeout)),  # type: ignore[arg-type]
+                retention_full_days=_days(values.get("retention_full_days")),
+                retention_summary_days=_days(values.get("retention_summary_days")),
             )
         except ValueError as exc:
             raise InvalidInput(f"bad setting: {exc}; see `recall settings`") from None
@@ -93,4 +103,13 @@ class Settings:
                 or settings.max_body_mb <= 0 or settings.llm_timeout <= 0:
             raise InvalidInput("RECALL_MAX_FILE_MB, RECALL_MAX_BODY_MB, RECALL_BATCH_SESSIONS and "
                                "RECALL_LLM_TIMEOUT must be positive")
+        full, summary = settings.retention_full_days, settings.retention_summary_days
+        if (full is not None and full < 0) or (summary is not None and summary < 0) or \
+                (full is not None and summary is not None and summary < full):
+            raise InvalidInput("RECALL_RETENTION_FULL_DAYS and RECALL_RETENTION_SUMMARY_DAYS must "
+                               "not be negative, and the summary days must be at least the full days")
         return settings
+
+
+def _days(value: object) -> int | None:
+    return None if value is None or value == "" else int(value)  # type: ignore[call-overload]

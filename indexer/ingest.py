@@ -16,7 +16,7 @@ import logging
 import shutil
 import time
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -26,6 +26,7 @@ import msgspec
 from models import (
     IndexUnavailable,
     InvalidSession,
+    Memory,
     NotFound,
     RecallError,
     Session,
@@ -199,6 +200,38 @@ class Ingestor:
                 self._drop_old_generations(keep={name, old})
             finally:
                 state.close()
+        report.seconds = time.monotonic() - started
+        return report
+
+    def rewrite(self, session_ids: Sequence[str],
+                transform: Callable[[Session, list[Memory]], Session | None]) -> IndexReport:
+        """Replace archived sessions by transform(session, its memories) through the normal
+        crash-safe path (retention uses it); None leaves a session as it is. Each session is
+        read under the writer lock, so a concurrent ingest cannot be overwritten by a stale copy."""
+        started = time.monotonic()
+        report = IndexReport()
+        with WriterLock(self.data.lock_file, self.lock_wait), self._session() as (state, gen):
+            memories = MemoryStore(self.data)
+            batch: list[_Prepared] = []
+            for session_id in session_ids:
+                row = state.session(session_id)
+                if row is None or row.status != "indexed":
+                    continue
+                session = msgspec.json.decode((self.data.archive / row.archive_path).read_bytes(),
+                                              type=Session)
+                kept = memories.load(session_id)
+                if kept is None:
+                    kept = extract_memories(session, embedder=PassageCache(self.embedder))
+                changed = transform(session, kept)
+                if changed is None:
+                    report.unchanged += 1
+                    continue
+                data = msgspec.json.format(msgspec.json.encode(changed), indent=1)
+                batch.append(_Prepared(changed, data, _sha(data), None, None))
+                if len(batch) >= self.batch_sessions:
+                    self._flush(batch, state, gen, report)
+                    batch = []
+            self._flush(batch, state, gen, report)
         report.seconds = time.monotonic() - started
         return report
 

@@ -64,9 +64,12 @@ def extract_memories(
     types filters the output (any of user, feedback, project, reference; all by default).
     With an embedder, a memory whose cosine to a kept one of the same type is at least
     dedupe_threshold is dropped (the more confident one stays); without one, character-bigram
-    Jaccard >= 0.7 decides.
+    Jaccard >= 0.7 decides. A session the retention policy trimmed returns the memories it
+    kept from before its messages were dropped.
     """
     wanted = check_memory_types(types)
+    if session.retention is not None:  # messages dropped: the memories kept when they were
+        return [m for m in session.memories if m.type in wanted]
     candidates = [
         c for c in (*_field_candidates(session), *_message_candidates(session)) if c.type in wanted
     ]

@@ -17,7 +17,7 @@ from .ids import check_session_id
 from .memory import MEMORY_TYPES, Memory
 from .parse import parse_session, parse_time, text_of
 from .recovery import ChangeReport, RecoveryDecision, RecoveryOptions, recovery_options
-from .session import Decision, Feedback, Message, Session
+from .session import Decision, Feedback, Message, Retention, Session
 from .snapshot import Fact, Intent, Snapshot, Task, parse_snapshot
 from .tokens import estimate_tokens
 
@@ -29,6 +29,7 @@ __all__ = [
     "ChangeReport",
     "Memory",
     "RecoveryDecision",
+    "Retention",
     "RecoveryOptions",
     "recovery_options",
     "Snapshot",

@@ -7,9 +7,12 @@ import re
 from datetime import datetime, timezone
 from typing import Any
 
+import msgspec
+
 from .errors import InvalidSession
 from .ids import check_session_id
-from .session import Decision, Feedback, Message, Session
+from .memory import Memory
+from .session import Decision, Feedback, Message, Retention, Session
 
 __all__ = ["parse_session", "parse_time", "text_of"]
 
@@ -44,7 +47,22 @@ def parse_session(raw: Any, *, fallback_id: str | None = None) -> Session:
         summary=_opt_str(raw, "summary"),
         title=_opt_str(raw, "title"),
         archived_at=parse_time(raw.get("archivedAt") or raw.get("archived_at")),
+        **_retention(raw, session_id),
     )
+
+
+def _retention(raw: dict[str, Any], session_id: str) -> dict[str, Any]:
+    """A trimmed session's retention note and kept memories (only together: memories are never
+    taken from an input that was not trimmed by recall itself)."""
+    if raw.get("retention") is None:
+        return {}
+    try:
+        retention = msgspec.convert(raw["retention"], type=Retention)
+        memories = msgspec.convert(raw.get("memories") or [], type=tuple[Memory, ...])
+    except msgspec.ValidationError as exc:
+        raise InvalidSession(f"'retention' or 'memories' is malformed: {exc}") from None
+    return {"retention": retention,
+            "memories": tuple(m for m in memories if m.session_id == session_id)}
 
 
 def text_of(content: Any) -> str:

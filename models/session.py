@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 import msgspec
 
-__all__ = ["Decision", "Feedback", "Message", "Session"]
+from .memory import Memory
+
+__all__ = ["Decision", "Feedback", "Message", "Retention", "Session"]
 
 
 class Message(msgspec.Struct, frozen=True, omit_defaults=True):
@@ -26,6 +30,16 @@ class Feedback(msgspec.Struct, frozen=True, omit_defaults=True, rename={"from_":
     from_: str | None = None
 
 
+class Retention(msgspec.Struct, frozen=True, omit_defaults=True, rename="camel"):
+    """Set on a session the retention policy trimmed: which tier it is in and what it lost."""
+
+    tier: Literal["summary", "compressed"]
+    trimmed_at: str  # ISO-8601, the latest trim
+    message_count: int  # messages the session had before they were dropped
+    last_activity: str  # YYYY-MM-DD of its newest message, what the tiers are measured from
+    dropped: tuple[str, ...] = ()  # one note per trim: what was dropped and when
+
+
 class Session(msgspec.Struct, frozen=True, omit_defaults=True, rename="camel"):
     """One archived conversation, normalized: every message has an id and a time."""
 
@@ -40,6 +54,10 @@ class Session(msgspec.Struct, frozen=True, omit_defaults=True, rename="camel"):
     summary: str | None = None
     title: str | None = None
     archived_at: str | None = None
+    retention: Retention | None = None
+    # a trimmed session keeps the memories extracted before its messages were dropped: they are
+    # what ingest and reindex index for it instead of extracting again (see extract_memories)
+    memories: tuple[Memory, ...] = ()
 
     @property
     def month(self) -> str:
