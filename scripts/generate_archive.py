@@ -267,8 +267,9 @@ def generate(out: Path, sessions: int, seed: int = 7) -> Iterator[tuple[Path, in
 
 
 def touch(out: Path, sessions: int, fraction: float, seed: int = 7, revision: int = 1) -> list[Path]:
-    """Rewrite a deterministic `fraction` of the sessions with a changed last message."""
-    pick = random.Random(f"{seed}:touch:{revision}")
+    """Rewrite a deterministic `fraction` of the sessions with a changed last message
+    (revision 0 puts them back as generated)."""
+    pick = random.Random(f"{seed}:touch")  # the same sessions for every revision
     chosen = sorted(pick.sample(range(sessions), max(1, round(sessions * fraction))))
     paths = []
     for index in chosen:
