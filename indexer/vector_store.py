@@ -14,7 +14,7 @@ import numpy as np
 from lancedb.index import Bitmap, BTree, IvfHnswSq
 import pyarrow as pa
 
-from models import SearchFilters
+from models import MEMORY_TYPES, SearchFilters
 
 from .analysis import is_cjk_text
 from .documents import MEMORY_ROLE_PREFIX, Passage, day_number
@@ -216,13 +216,15 @@ class VectorIndex:
         if filters.participant:
             pattern = "%|" + filters.participant.lower().replace("|", "") + "|%"
             clauses.append(f"participants LIKE {_sql_string(pattern)}")
-        memories = _sql_string(MEMORY_ROLE_PREFIX + "%")
+        # the memory roles by name, as the keyword side does: a BITMAP index answers IN, while
+        # NOT LIKE 'memory:%' scanned every role (~40% of a prefiltered vector search at 200k rows)
+        memories = ", ".join(_sql_string(MEMORY_ROLE_PREFIX + t) for t in MEMORY_TYPES)
         if filters.scope == "messages":
-            clauses.append(f"role NOT LIKE {memories}")
+            clauses.append(f"role NOT IN ({memories})")
         elif filters.scope == "memories" and filters.memory_type:
             clauses.append(f"role = {_sql_string(MEMORY_ROLE_PREFIX + filters.memory_type)}")
         elif filters.scope == "memories":
-            clauses.append(f"role LIKE {memories}")
+            clauses.append(f"role IN ({memories})")
         return " AND ".join(clauses)
 
 
