@@ -52,7 +52,9 @@ __all__ = ["IndexReport", "Ingestor", "Rejection"]
 
 log = logging.getLogger(__name__)
 
-
+# Every add and delete makes a LanceDB version and a small fragment; a long ingest compacts them
+# every so many rows, so searches meanwhile do not walk thousands of fragments.
+COMPACT_EVERY_ROWS = 200_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,6 +122,7 @@ class Ingestor:
         self.lock_wait = lock_wait
         self.progress = progress
         self.import_options = import_options or ImportOptions()
+        self._rows_since_compact = 0
 
     # public operations, each under the writer lock
     def index_paths(self, paths: Sequence[Path]) -> IndexReport:
@@ -372,6 +375,10 @@ class Ingestor:
         gen.keyword.commit()
         gen.vectors.delete_sessions(ids)
         gen.vectors.add(passages, vectors)
+        self._rows_since_compact += len(passages)
+        if self._rows_since_compact >= COMPACT_EVERY_ROWS:
+            gen.vectors.compact()
+            self._rows_since_compact = 0
 
     def _row(self, p: _Prepared, status: str) -> SessionRow:
         s = p.session
