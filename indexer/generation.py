@@ -72,5 +72,16 @@ class Generation:
         if self._vectors is not None:
             self._vectors.refresh()
 
+    # Writers touch a stamp after every change, so readers reopen only when something changed
+    # (reloading both indexes on every query cost more than the keyword search itself).
+    def mark_changed(self) -> None:
+        atomic_write(self.path / "stamp", str(time.time_ns()).encode())
+
+    def stamp(self) -> int:
+        try:
+            return (self.path / "stamp").stat().st_mtime_ns
+        except FileNotFoundError:
+            return 0
+
     def close(self) -> None:
         self.keyword.close()

@@ -145,6 +145,7 @@ class Ingestor:
             bar.close()
             if report.indexed:
                 gen.vectors.optimize()
+                gen.mark_changed()
         report.seconds = time.monotonic() - started
         return report
 
@@ -375,9 +376,11 @@ class Ingestor:
         gen.keyword.commit()
         gen.vectors.delete_sessions(ids)
         gen.vectors.add(passages, vectors)
+        gen.mark_changed()
         self._rows_since_compact += len(passages)
         if self._rows_since_compact >= COMPACT_EVERY_ROWS:
             gen.vectors.compact()
+            gen.mark_changed()
             self._rows_since_compact = 0
 
     def _row(self, p: _Prepared, status: str) -> SessionRow:
@@ -413,6 +416,7 @@ class Ingestor:
             gen.vectors.delete_sessions(gone)
             for session_id in gone:
                 MemoryStore(self.data).delete(session_id)
+            gen.mark_changed()
             state.forget(gone)
         for start in range(0, len(redo), self.batch_sessions):
             self._flush(redo[start : start + self.batch_sessions], state, gen, report)
@@ -431,6 +435,7 @@ class Ingestor:
         gen.keyword.delete_sessions(session_ids)
         gen.keyword.commit()
         gen.vectors.delete_sessions(session_ids)
+        gen.mark_changed()
         for session_id in session_ids:  # forgetting a session forgets what was drawn from it
             SnapshotStore(self.data).delete_session(session_id)
             MemoryStore(self.data).delete(session_id)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -53,6 +54,7 @@ UNKNOWN_WORDS_EXTRA_MARGIN = 0.015
 # a session's score: its best message plus a share of its second best (more evidence, more trust)
 SECOND_HIT_SHARE = 0.5
 MAX_LIMIT = 100
+REFRESH_AT_LEAST_EVERY = 30.0  # seconds
 MAX_QUERY_CHARS = 2_000
 
 
@@ -77,6 +79,7 @@ class Searcher:
         self._embedder: Embedder | None = None
         self._gen: Generation | None = None
         self._gen_name: str | None = None
+        self._stamp, self._refreshed = 0, 0.0
         self._background_floor: Background | None = None
 
     @property
@@ -93,8 +96,13 @@ class Searcher:
         if name != self._gen_name or self._gen is None:
             self._gen = Generation.open(self.data.generation(name))
             self._gen_name = name
-        else:
+            self._stamp, self._refreshed = self._gen.stamp(), time.monotonic()
+            return self._gen
+        stamp = self._gen.stamp()
+        # also now and then without a change: compaction may retire the version we hold
+        if stamp != self._stamp or time.monotonic() - self._refreshed > REFRESH_AT_LEAST_EVERY:
             self._gen.refresh()
+            self._stamp, self._refreshed = stamp, time.monotonic()
         return self._gen
 
     def search(self, request: SearchRequest) -> SearchResponse:
