@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import msgspec
@@ -80,6 +81,7 @@ class Searcher:
         self._gen: Generation | None = None
         self._gen_name: str | None = None
         self._stamp, self._refreshed = 0, 0.0
+        self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="vector-search")
         self._background_floor: Background | None = None
 
     @property
@@ -183,12 +185,15 @@ class Searcher:
             lists = [(same, WEIGHT_SAME_LANGUAGE), (other, WEIGHT_OTHER_LANGUAGE)]
         else:
             lists = [(None, WEIGHT_SAME_LANGUAGE)]
+        # the per-language searches wait on LanceDB's own threads: run them side by side
+        pending = [self._pool.submit(gen.vectors.search, vector, request.filters,
+                                     VECTOR_CANDIDATES, lang) for lang, _ in lists]
         out: list[tuple[list[str], float]] = []
         margins: dict[str, float] = {}
-        for lang, weight in lists:
+        for (lang, weight), found in zip(lists, pending, strict=True):
             ranked: list[str] = []
             floor = self._background().floor(vector, lang) + extra_margin
-            for hit in gen.vectors.search(vector, request.filters, VECTOR_CANDIDATES, lang=lang):
+            for hit in found.result():
                 if hit.similarity < floor or hit.key in ranked:
                     continue  # below the floor it is noise; a message counts once (best passage)
                 ranked.append(hit.key)
