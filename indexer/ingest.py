@@ -96,8 +96,11 @@ class _Prepared:
 
 def normalize(raw: dict[str, Any], fallback_id: str | None) -> tuple[Session, bytes, Counter[str]]:
     """Redact first, then parse: nothing unredacted is ever kept."""
-    redacted, counts = redact_value(raw)
-    session = parse_session(redacted, fallback_id=fallback_id)
+    try:
+        redacted, counts = redact_value(raw)
+        session = parse_session(redacted, fallback_id=fallback_id)
+    except RecursionError:  # valid JSON hundreds of levels deep (HTTP, MCP): the input's fault
+        raise InvalidSession("session is nested too deeply") from None
     return session, msgspec.json.format(msgspec.json.encode(session), indent=1), counts
 
 
