@@ -21,8 +21,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-import pytest
-
 from .conftest import make_service
 from .test_ingest import agreement
 

@@ -41,7 +41,7 @@ def hostile(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, s
 
 
 def test_every_file_is_rejected_clearly_or_ingested_whole(hostile) -> None:
-    root, expected, service, report, before, after = hostile
+    _root, expected, service, report, _before, _after = hostile
     rejected = {Path(r.path).name: r.reason for r in report.rejected}
     assert all(reason.strip() for reason in rejected.values())
     for name, expect in expected.items():
@@ -66,7 +66,7 @@ def test_symlinks_out_of_the_folder_are_not_followed(hostile) -> None:
 
 
 def test_nothing_is_written_outside_the_data_dir(hostile) -> None:
-    root, _expected, service, _report, before, after = hostile
+    _root, _expected, service, _report, before, after = hostile
     assert after == before
     pattern = re.compile(r"\d{4}-\d{2}/[A-Za-z0-9][^/]*\.json")
     for path in service.data.archive.rglob("*"):
