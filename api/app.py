@@ -176,6 +176,12 @@ def stats_route(service: Service) -> dict[str, Any]:
     return service.stats()
 
 
+@get("/check", sync_to_thread=True,
+     summary="Whether archive, state, both indexes and memories agree (`recall check --json`)")
+def check_route(service: Service) -> dict[str, Any]:
+    return service.check()
+
+
 @get("/healthz", sync_to_thread=True, summary="200 when both indexes are open and consistent")
 def health_route(service: Service) -> dict[str, Any]:
     return service.health()
@@ -227,7 +233,7 @@ def create_app(settings: Settings, service: RecallService | None = None, *,
         route_handlers=[search_route, list_sessions_route, get_session_route, post_session_route,
                         delete_session_route, stats_route, memories_route, list_snapshots_route,
                         create_snapshot_route, prune_snapshots_route, get_snapshot_route, changes_route, recovery_route,
-                        digest_route],
+                        digest_route, check_route],
         guards=[token_guard(settings.api_token)],
     )
     app = Litestar(

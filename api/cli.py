@@ -82,6 +82,11 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("reindex", help="rebuild both indexes from the archive, switching atomically")
     p.add_argument("--json", action="store_true")
 
+    p = sub.add_parser("check", help="verify that archive, state, both indexes and memories agree")
+    p.add_argument("--repair", action="store_true",
+                   help="fix what differs from the archive, then check again")
+    p.add_argument("--json", action="store_true", help="print the report as one JSON object")
+
     p = sub.add_parser("memories", help="typed memories of a session (user, feedback, project, reference)")
     p.add_argument("session_id", metavar="ID")
     p.add_argument("--types", nargs="+", metavar="TYPE", help="only these types")
@@ -463,6 +468,26 @@ def cmd_reindex(service: RecallService, args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_check(service: RecallService, args: argparse.Namespace) -> int:
+    """Exit status 1 while any difference remains (after --repair: any it could not fix)."""
+    report = service.check(repair=args.repair)
+    if args.json:
+        print(json.dumps(report, ensure_ascii=False))
+    else:
+        for d in report.get("found", []):
+            print(f"found {d['session_id'] or '(index)'}: {d['kind']}: {d['detail']}")
+        if "repaired" in report:
+            fixed = report["repaired"]
+            print("rebuilt the index from the archive" if fixed["rebuilt"]
+                  else f"re-indexed {fixed['sessions']} sessions from the archive")
+        for d in report["differences"]:
+            print(f"{d['session_id'] or '(index)'}: {d['kind']}: {d['detail']}")
+        state = "consistent" if report["ok"] else f"{len(report['differences'])} differences"
+        print(f"checked {report['sessions']} sessions, {report['keyword_documents']} keyword "
+              f"documents, {report['vector_passages']} vector passages: {state}")
+    return 0 if report["ok"] else 1
+
+
 def cmd_serve(service: RecallService, args: argparse.Namespace) -> int:
     import ipaddress
 
@@ -609,6 +634,7 @@ COMMANDS = {
     "mcp": cmd_mcp, "snapshots": cmd_snapshots, "recover": cmd_recover, "changes": cmd_changes,
     "memories": cmd_memories, "snapshot": cmd_snapshot, "digest": cmd_digest,
     "import": cmd_import, "watch": cmd_watch, "retention": cmd_retention,
+    "check": cmd_check,
 }
 
 

@@ -43,9 +43,16 @@ def _http_error(_: Request, exc: HTTPException) -> Response:
     return response
 
 
+def _too_deep(_: Request, exc: RecursionError) -> Response:
+    # a request body nested thousands deep stops the JSON decoder (or a walk over the value):
+    # the client's input is at fault, not the server
+    return problem(400, "Invalid input", "the request is nested too deeply")
+
+
 def _unexpected(_: Request, exc: Exception) -> Response:
     log.exception("unexpected error")
     return problem(500, "Internal error", "unexpected error; see the server log")
 
 
-EXCEPTION_HANDLERS = {RecallError: _recall_error, HTTPException: _http_error, Exception: _unexpected}
+EXCEPTION_HANDLERS = {RecallError: _recall_error, HTTPException: _http_error,
+                      RecursionError: _too_deep, Exception: _unexpected}

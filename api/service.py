@@ -14,6 +14,7 @@ from typing import Any
 import msgspec
 
 from indexer import DataDir, Embedder, IndexReport, Ingestor, load_embedder
+from indexer.check import check as check_consistency
 from indexer.formats import ImportOptions
 from indexer.progress import ProgressFactory, silent_progress
 from indexer.memories import check_memory_types, extract_memories
@@ -95,6 +96,24 @@ class RecallService:
 
     def reindex(self) -> IndexReport:
         return self.ingestor().reindex()
+
+    def check(self, repair: bool = False) -> dict[str, Any]:
+        """Whether archive, state, both indexes and stored memories agree (`recall check`);
+        with `repair`, fix what differs from the archive, then check again."""
+        report = check_consistency(self.data, self.embedder.name)
+        out = report.to_dict()
+        if repair and not report.ok:
+            whole = {"embedder", "generation"} & {d.kind for d in report.differences}
+            if whole:  # another vector space or no usable generation: rebuild everything
+                fixed = self.reindex()
+            else:
+                fixed = self.ingestor().repair(report.affected())
+            after = check_consistency(self.data, self.embedder.name).to_dict()
+            after["found"] = out["differences"]
+            after["repaired"] = {"rebuilt": bool(whole), "sessions": fixed.indexed,
+                                 "rejected": [r.path for r in fixed.rejected]}
+            return after
+        return out
 
     def retention(self, *, full_days: int | None = None, summary_days: int | None = None,
                   apply: bool = False, today: str | None = None) -> dict[str, Any]:

@@ -98,8 +98,11 @@ class _Prepared:
 
 def normalize(raw: dict[str, Any], fallback_id: str | None) -> tuple[Session, bytes, Counter[str]]:
     """Redact first, then parse: nothing unredacted is ever kept."""
-    redacted, counts = redact_value(raw)
-    session = parse_session(redacted, fallback_id=fallback_id)
+    try:
+        redacted, counts = redact_value(raw)
+        session = parse_session(redacted, fallback_id=fallback_id)
+    except RecursionError:  # valid JSON hundreds of levels deep (HTTP, MCP): the input's fault
+        raise InvalidSession("session is nested too deeply") from None
     return session, msgspec.json.format(msgspec.json.encode(session), indent=1), counts
 
 
@@ -245,6 +248,39 @@ class Ingestor:
             state, gen
         ):
             return self._reconcile(state, gen)
+
+    def repair(self, session_ids: Iterable[str]) -> IndexReport:
+        """Make the given sessions agree with the archive (`recall check --repair`): an archived
+        one is re-indexed from its archive file through the crash-safe path; one with no archive
+        record is dropped from both indexes, the state and the memory store."""
+        started = time.monotonic()
+        report = IndexReport()
+        with WriterLock(self.data.lock_file, self.lock_wait), self._session() as (state, gen):
+            archived = {p.stem: p for p in self.data.archive.rglob("*.json")}
+            redo: list[_Prepared] = []
+            gone: list[str] = []
+            for session_id in sorted(set(session_ids)):
+                path = archived.get(session_id)
+                prepared = self._prepare_archived(path, report) if path else None
+                if prepared is None:
+                    gone.append(session_id)
+                elif prepared.session.session_id == session_id:
+                    redo.append(prepared)
+            if gone:
+                gen.keyword.delete_sessions(gone)
+                gen.keyword.commit()
+                gen.vectors.delete_sessions(gone)
+                memories = MemoryStore(self.data)
+                for session_id in gone:
+                    try:
+                        memories.delete(session_id)
+                    except InvalidSession:  # not a valid id: no file can carry it
+                        pass
+                state.forget(gone)
+            for start in range(0, len(redo), self.batch_sessions):
+                self._flush(redo[start : start + self.batch_sessions], state, gen, report)
+        report.seconds = time.monotonic() - started
+        return report
 
     # internals
     def _session(self, reconcile: bool = True) -> _WriteSession:

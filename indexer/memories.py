@@ -10,6 +10,7 @@ from models import InvalidInput, Message, Session
 from models.memory import MEMORY_TYPES, Memory, memory_id, normalize_memory_text
 
 from .analysis import STOP_WORDS, analyze
+from .documents import MAX_INDEXED_CHARS
 from .embedders import Embedder
 from .entities import extract_entities, resolve_dates
 from . import memory_patterns as rules
@@ -153,7 +154,9 @@ def _message_candidates(session: Session) -> list[_Candidate]:
         reference_date = _local_day(message.time) or session.date
         accepted = message.role == "assistant" and _accepted(messages, position)
         confirming = False
-        for sentence, start in _sentences(message.content):
+        # only what the keyword index reads (MAX_INDEXED_CHARS): rules over a 20 MB paste took
+        # minutes, and a memory from past that point could not be found by its words anyway
+        for sentence, start in _sentences(message.content[:MAX_INDEXED_CHARS]):
             if message.role == "assistant":
                 # what follows "记下了：" / "Noted:" (to the end of its sentence, or its bullets)
                 # is the user's own decision said back

@@ -196,6 +196,28 @@ _JWT = re.compile(
 )
 
 
+# More services whose tokens carry a fixed prefix (formats as each vendor documents them).
+_GITLAB = re.compile(
+    _word("glpat-", "gldt-", "glrt-", "glptt-", "glft-", "glsoat-", before="A-Za-z0-9_-")
+    + r"(?P<v>[A-Za-z0-9_-]{20,}+)"
+)
+_STRIPE = re.compile(
+    _word("sk_live_", "sk_test_", "rk_live_", "rk_test_", "whsec_", before="A-Za-z0-9_")
+    + r"(?P<v>[A-Za-z0-9]{16,}+)"
+)
+_GOOGLE_KEY = re.compile(_word("AIza", before="A-Za-z0-9_-") + r"(?P<v>[A-Za-z0-9_-]{35})(?![A-Za-z0-9_-])")
+_GOOGLE_OAUTH = re.compile(_word("ya29.", before="A-Za-z0-9_.-") + r"(?P<v>[A-Za-z0-9_-]{20,}+)")
+_SLACK_WEBHOOK = re.compile(
+    r"hooks\.slack\.com/(?:services|workflows|triggers)/(?P<v>[A-Za-z0-9_/-]{20,}+)"
+)
+_HUGGINGFACE = re.compile(_word("hf_", before="A-Za-z0-9_") + r"(?P<v>[A-Za-z0-9]{30,}+)")
+_NPM = re.compile(_word("npm_", before="A-Za-z0-9_") + r"(?P<v>[A-Za-z0-9]{36,}+)")
+_SENDGRID = re.compile(
+    _word("SG.", before="A-Za-z0-9_.-") + r"(?P<v>[A-Za-z0-9_-]{16,}+\.[A-Za-z0-9_-]{16,}+)"
+)
+_DIGITALOCEAN = re.compile(_word("dop_v1_", "doo_v1_", "dor_v1_") + r"(?P<v>[a-f0-9]{64})")
+
+
 # --- private key blocks -----------------------------------------------------------------------
 
 _PEM_BEGIN = re.compile(r"-----BEGIN (?:[A-Z0-9]+ ){0,3}PRIVATE KEY(?: BLOCK)?-----")
@@ -343,6 +365,22 @@ _PASSWORD = re.compile(
 # Chinese label: 密码：x / 密码: x / 密码是x / 密码为x.  A separate regex so the English one
 # keeps its fast character-set prefix.
 _PASSWORD_ZH = re.compile(r"密[码碼][ \t]*(?:[:：=＝]|[是为為][ \t]*[:：]?)" + _PW_VALUE)
+# English prose: "my password is Tr0ub4dor&3" / "the password was: x".  Prose says "the
+# password is stored in the vault" too, so the value must look like one (see _prose_pw_ok).
+_PASSWORD_PROSE = re.compile(
+    _label("A-Za-z0-9", r"passw(?:or)?d", r"passcode", r"passphrase")
+    + r"[ \t]+(?:is|was|would be|will be)[ \t]*:?[ \t]*" + _PW_VALUE
+)
+
+
+def _prose_pw_ok(v: str, m: re.Match[str]) -> bool:
+    v = v.rstrip(".!?;")
+    if len(v) < 6 or not _password_ok(v, m):
+        return False
+    # a word of prose has neither digits nor symbols; a password almost always has one
+    return bool(_DIGIT.search(v)) or not v.isalpha()
+
+
 # Values that are type hints, literals or a word of prose ("your password: it must ..."),
 # never a password worth hiding.
 _PW_STOPWORDS = frozenset(
@@ -412,6 +450,18 @@ _RULES: tuple[_Rule, ...] = (
     ),
     _Rule("slack_token", _prefixed("slack_token", _SLACK), triggers=("xox",)),
     _Rule("pypi_token", _pypi, triggers=("pypi-",)),
+    _Rule("gitlab_token", _prefixed("gitlab_token", _GITLAB), triggers=("gl",)),
+    _Rule("stripe_key", _prefixed("stripe_key", _STRIPE), triggers=("_live_", "_test_", "whsec_")),
+    _Rule("google_api_key", _regex_finder("google_api_key", _GOOGLE_KEY), triggers=("AIza",)),
+    _Rule("google_oauth_token", _prefixed("google_oauth_token", _GOOGLE_OAUTH),
+          triggers=("ya29.",)),
+    _Rule("slack_webhook", _regex_finder("slack_webhook", _SLACK_WEBHOOK),
+          triggers=("hooks.slack.com",)),
+    _Rule("huggingface_token", _prefixed("huggingface_token", _HUGGINGFACE), triggers=("hf_",)),
+    _Rule("npm_token", _prefixed("npm_token", _NPM), triggers=("npm_",)),
+    _Rule("sendgrid_key", _prefixed("sendgrid_key", _SENDGRID), triggers=("SG.",)),
+    _Rule("digitalocean_token", _regex_finder("digitalocean_token", _DIGITALOCEAN),
+          triggers=("_v1_",)),
     _Rule("aws_access_key", _aws_keys, triggers=("AKIA", "ASIA")),
     _Rule(
         "aws_secret_key",
@@ -429,6 +479,7 @@ _RULES: tuple[_Rule, ...] = (
         _chain(
             _regex_finder("password", _PASSWORD, _password_ok),
             _regex_finder("password", _PASSWORD_ZH, _password_ok),
+            _regex_finder("password", _PASSWORD_PROSE, _prose_pw_ok),
         ),
         triggers=("密码", "密碼"),
         itriggers=("passw", "pwd"),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from pathlib import Path
 from typing import Any
 
@@ -418,3 +419,18 @@ def test_names_in_chinese_text_and_ids() -> None:
 def test_no_entities_from_secrets_or_ip_addresses() -> None:
     assert extract_entities("postgres://app:[REDACTED:password]@db.internal:5432/ledger") == {}
     assert "versions" not in extract_entities("the box is 192.168.1.10")
+
+
+def test_a_huge_message_is_read_for_memories_only_up_to_the_indexed_length() -> None:
+    # a 20 MB paste used to take minutes here; memories come from what the index reads
+    from indexer.documents import MAX_INDEXED_CHARS
+
+    head = "I prefer green tea in the morning. "
+    text = head + "word " * (4 * MAX_INDEXED_CHARS) + ". I prefer black coffee at night."
+    session = parse_session({"sessionId": "huge", "date": "2026-01-01",
+                             "messages": [{"role": "user", "content": text}]})
+    started = time.monotonic()
+    memories = extract_memories(session)
+    assert time.monotonic() - started < 5
+    texts = " ".join(m.text for m in memories)
+    assert "green tea" in texts and "black coffee" not in texts
