@@ -7,10 +7,10 @@ from typing import Annotated, Any
 
 import msgspec
 from litestar import Litestar, Response, Router, delete, get, post
-from litestar.openapi import OpenAPIConfig
-from litestar.params import FromPath, FromQuery, JSONBody, QueryParameter
 from litestar.di import NamedDependency, Provide
 from litestar.handlers import asgi
+from litestar.openapi import OpenAPIConfig
+from litestar.params import FromPath, FromQuery, JSONBody, QueryParameter
 from litestar.plugins.prometheus import PrometheusConfig
 from litestar.types import Receive, Scope, Send
 from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, Gauge, generate_latest

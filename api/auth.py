@@ -22,7 +22,7 @@ def bearer_ok(token: str | None, header: str | bytes) -> bool:
     return scheme.lower() == "bearer" and hmac.compare_digest(given.strip().encode(), token.encode())
 
 
-def token_guard(token: str | None):  # noqa: ANN201 - a Litestar guard
+def token_guard(token: str | None):
     def guard(connection: ASGIConnection, _: BaseRouteHandler) -> None:
         if not bearer_ok(token, connection.headers.get("authorization", "")):
             raise NotAuthorizedException("a valid 'Authorization: Bearer <token>' header is required")

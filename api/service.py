@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 import logging
 import threading
-from datetime import date, datetime, timezone
 from collections import Counter
 from collections.abc import Sequence
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
@@ -16,10 +16,10 @@ import msgspec
 from indexer import DataDir, Embedder, IndexReport, Ingestor, load_embedder
 from indexer.check import check as check_consistency
 from indexer.formats import ImportOptions
-from indexer.progress import ProgressFactory, silent_progress
-from indexer.memories import check_memory_types, extract_memories
 from indexer.llm_refine import LLMEndpoint, RefineFailed, refine_memories
+from indexer.memories import check_memory_types, extract_memories
 from indexer.memory_store import MemoryStore
+from indexer.progress import ProgressFactory, silent_progress
 from indexer.retention import RetentionPolicy, plan_session, trim
 from indexer.retention import now_iso as retention_now
 from indexer.retention import plan as plan_retention
@@ -42,8 +42,8 @@ from models import (
     estimate_tokens,
 )
 from search import Searcher, check_day
-from search.digest import build_digest, period_range
 from search.compress import compress
+from search.digest import build_digest, period_range
 from search.recovery import recover
 from search.snapshot_changes import detect_changes
 
@@ -254,7 +254,7 @@ class RecallService:
     def create_snapshot(self, session_id: str) -> Snapshot:
         """Save the session's current state (its memories) as a new snapshot."""
         session = self._archived(session_id)
-        created = datetime.now(timezone.utc).isoformat(timespec="seconds")
+        created = datetime.now(UTC).isoformat(timespec="seconds")
         snapshot = snapshot_from_memories(session, self.memories(session_id), created)
         return SnapshotStore(self.data).save_new(snapshot)
 
@@ -306,7 +306,7 @@ class RecallService:
         if against:
             after = self._find_snapshot(session_id, against)
         else:
-            now = datetime.now(timezone.utc).isoformat(timespec="seconds")
+            now = datetime.now(UTC).isoformat(timespec="seconds")
             after = snapshot_from_memories(self._archived(session_id), self.memories(session_id), now)
             after = msgspec.structs.replace(after, id="current")
         return detect_changes(before, after)

@@ -20,11 +20,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import torch  # noqa: E402
+import torch
 
-from api import RecallService, Settings  # noqa: E402
-from indexer.documents import session_documents, split_passages  # noqa: E402
-from models import parse_session  # noqa: E402
+from api import RecallService, Settings
+from indexer.documents import session_documents, split_passages
+from models import parse_session
 
 
 def passages(folder: Path) -> list[str]:

@@ -17,8 +17,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from api import RecallService, Settings  # noqa: E402
-from models import SearchFilters, SearchRequest  # noqa: E402
+from api import RecallService, Settings
+from models import SearchFilters, SearchRequest
 
 
 def main() -> None:

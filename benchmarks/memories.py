@@ -26,13 +26,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import numpy as np  # noqa: E402
+import numpy as np
 
-from indexer import load_embedder  # noqa: E402
-from indexer.ingest import normalize  # noqa: E402
-from indexer.memories import extract_memories  # noqa: E402
-from models import Session  # noqa: E402
-from models.memory import MEMORY_TYPES, Memory  # noqa: E402
+from indexer import load_embedder
+from indexer.ingest import normalize
+from indexer.memories import extract_memories
+from models import Session
+from models.memory import MEMORY_TYPES, Memory
 
 
 def load_session(folder: Path, session_id: str) -> Session:

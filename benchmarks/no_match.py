@@ -15,8 +15,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from api import RecallService, Settings  # noqa: E402
-from models import SearchRequest  # noqa: E402
+from api import RecallService, Settings
+from models import SearchRequest
 
 NONSENSE = (
     "xylophone quasar zebra", "量子纠缠望远镜", "asdf qwer zxcv", "purple elephants dancing on mars",
@@ -39,7 +39,7 @@ def main() -> None:
                                                   model_cache=args.model_cache))
         for mode in ("keyword", "vector", "hybrid"):
             answered = [q for q in NONSENSE if service.search(SearchRequest(query=q, mode=mode)).results]
-            print(f"{str(home):<40}{mode:<9}{len(NONSENSE) - len(answered):>2}/{len(NONSENSE)}"
+            print(f"{home!s:<40}{mode:<9}{len(NONSENSE) - len(answered):>2}/{len(NONSENSE)}"
                   f"            {', '.join(answered)}")
 
 

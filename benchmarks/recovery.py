@@ -23,10 +23,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from api import RecallService, Settings  # noqa: E402
-from indexer import load_embedder  # noqa: E402
-from models.snapshot import Snapshot, parse_snapshot, to_datetime  # noqa: E402
-from search.recovery import recover  # noqa: E402
+from api import RecallService, Settings
+from indexer import load_embedder
+from models.snapshot import Snapshot, parse_snapshot, to_datetime
+from search.recovery import recover
 
 
 def load_snapshots(folder: Path) -> dict[str, list[Snapshot]]:

@@ -66,8 +66,8 @@ def _timed(owner: Any, name: str, label: str, timers: Counter[str]) -> None:
 
 
 def child_ingest(args: argparse.Namespace) -> dict[str, Any]:
-    import indexer.ingest as ingest
     from api import RecallService, Settings
+    from indexer import ingest
     from indexer.embedders import SentenceTransformerEmbedder
     from indexer.keyword_store import KeywordIndex
     from indexer.memory_store import MemoryStore
@@ -132,9 +132,9 @@ def _percentiles(times: list[float]) -> dict[str, float]:
 
 def child_search(args: argparse.Namespace) -> dict[str, Any]:
     import numpy as np
+    from generate_archive import sample_queries
 
     from api import RecallService, Settings
-    from generate_archive import sample_queries
     from indexer.vector_store import VectorIndex
     from models import SearchFilters, SearchRequest
 

@@ -43,21 +43,12 @@ _STEMMER.maxCacheSize = 100_000
 
 # Query-side only: words that carry no topic. The index keeps them, so quoted phrases still work.
 STOP_WORDS = frozenset(
-    """a about above after again against all am an and any are as at be because been before
-    being below between both but by can could did do does doing down during each few for from
-    further had has have having he her here hers herself him himself his how i if in into is it
-    its itself just me more most my myself no nor not of off on once only or other our ours
-    ourselves out over own same she should so some such than that the their theirs them
-    themselves then there these they this those through to too under until up very was we were
-    what when where which while who whom why will with would you your yours yourself yourselves
-    s t d ll m re ve said say says tell told remember recall mentioned mention ever""".split()
+    ["a", "about", "above", "after", "again", "against", "all", "am", "an", "and", "any", "are", "as", "at", "be", "because", "been", "before", "being", "below", "between", "both", "but", "by", "can", "could", "did", "do", "does", "doing", "down", "during", "each", "few", "for", "from", "further", "had", "has", "have", "having", "he", "her", "here", "hers", "herself", "him", "himself", "his", "how", "i", "if", "in", "into", "is", "it", "its", "itself", "just", "me", "more", "most", "my", "myself", "no", "nor", "not", "of", "off", "on", "once", "only", "or", "other", "our", "ours", "ourselves", "out", "over", "own", "same", "she", "should", "so", "some", "such", "than", "that", "the", "their", "theirs", "them", "themselves", "then", "there", "these", "they", "this", "those", "through", "to", "too", "under", "until", "up", "very", "was", "we", "were", "what", "when", "where", "which", "while", "who", "whom", "why", "will", "with", "would", "you", "your", "yours", "yourself", "yourselves", "s", "t", "d", "ll", "m", "re", "ve", "said", "say", "says", "tell", "told", "remember", "recall", "mentioned", "mention", "ever"]
 )
 # Chinese question scaffolding ("我之前说过…", "记得…吗"), removed before bigrams are formed;
 # longest first so that "我之前说过" goes before "之前".
 _CJK_STOP_PHRASES = sorted(
-    """我之前说过 之前说过 我之前提过 我说过 我提过 你还记得 还记得 记得 说过 提过 之前 以前
-    我们 你们 什么 怎么 怎样 为什么 哪个 哪些 哪里 是不是 有没有 一下 来着 的时候 关于 告诉
-    吗 呢 吧 啊 呀 了 的 么""".split(),
+    ["我之前说过", "之前说过", "我之前提过", "我说过", "我提过", "你还记得", "还记得", "记得", "说过", "提过", "之前", "以前", "我们", "你们", "什么", "怎么", "怎样", "为什么", "哪个", "哪些", "哪里", "是不是", "有没有", "一下", "来着", "的时候", "关于", "告诉", "吗", "呢", "吧", "啊", "呀", "了", "的", "么"],
     key=len,
     reverse=True,
 )

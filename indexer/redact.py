@@ -384,16 +384,13 @@ def _prose_pw_ok(v: str, m: re.Match[str]) -> bool:
 # Values that are type hints, literals or a word of prose ("your password: it must ..."),
 # never a password worth hiding.
 _PW_STOPWORDS = frozenset(
-    "str string none null nil true false bool boolean int bytes any object undefined optional "
-    "required secretstr text varchar char password passwd pwd pass "
-    "a an the it is are be must should will can cannot not to at of in on for your my our "
-    "their this that these those same see use enter empty blank hidden unknown".split()
+    ["str", "string", "none", "null", "nil", "true", "false", "bool", "boolean", "int", "bytes", "any", "object", "undefined", "optional", "required", "secretstr", "text", "varchar", "char", "password", "passwd", "pwd", "pass", "a", "an", "the", "it", "is", "are", "be", "must", "should", "will", "can", "cannot", "not", "to", "at", "of", "in", "on", "for", "your", "my", "our", "their", "this", "that", "these", "those", "same", "see", "use", "enter", "empty", "blank", "hidden", "unknown"]
 )
 _PW_CODE = re.compile(
     r"[A-Za-z_][\w.]*[(\[].*"  # a call or subscript: getpass(), os.environ["DB_PASSWORD"]
     r"|[A-Za-z_]+(?:\.[A-Za-z_]+)+"  # attribute access: self.password, settings.DB_PASSWORD
     r"|(?i:[a-z_]*_)?(?i:password|passwd|pwd|pass)(?i:_[a-z_]*)?",  # a variable: new_password
-    re.S,
+    re.DOTALL,
 )
 
 

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import lancedb
 import numpy as np
-from lancedb.index import Bitmap, BTree, IvfHnswSq
 import pyarrow as pa
+from lancedb.index import Bitmap, BTree, IvfHnswSq
 
 from models import MEMORY_TYPES, SearchFilters
 

@@ -4,7 +4,7 @@ reject with a precise reason what cannot be a session."""
 from __future__ import annotations
 
 import re
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 import msgspec
@@ -95,7 +95,7 @@ def parse_time(value: Any) -> str | None:
     if isinstance(value, int | float):
         seconds = value / 1000 if value > 1e11 else value
         try:
-            return datetime.fromtimestamp(seconds, tz=timezone.utc).isoformat().replace("+00:00", "Z")
+            return datetime.fromtimestamp(seconds, tz=UTC).isoformat().replace("+00:00", "Z")
         except (OverflowError, OSError, ValueError):
             return None
     if isinstance(value, str) and _DATE.match(value.strip()):

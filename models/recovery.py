@@ -24,10 +24,10 @@ __all__ = [
     "RecoveryDecision",
     "RecoveryOptions",
     "RecoveryStrategy",
-    "recovery_options",
     "RecoveryWeights",
     "ScoreParts",
     "Severity",
+    "recovery_options",
 ]
 
 RecoveryStrategy = Literal[

@@ -16,7 +16,7 @@ an `InvalidInput` that says exactly which field is wrong.
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any, Literal, get_args
 
 import msgspec
@@ -28,13 +28,13 @@ from .tokens import estimate_tokens
 
 __all__ = [
     "FACT_CATEGORIES",
+    "OPEN_TASK_STATUSES",
+    "TASK_PRIORITIES",
+    "TASK_STATUSES",
     "Fact",
     "FactCategory",
     "Intent",
-    "OPEN_TASK_STATUSES",
     "Snapshot",
-    "TASK_PRIORITIES",
-    "TASK_STATUSES",
     "Task",
     "TaskPriority",
     "TaskStatus",
@@ -138,7 +138,7 @@ def to_datetime(value: str) -> datetime:
     if text.endswith(("Z", "z")):
         text = text[:-1] + "+00:00"
     parsed = datetime.fromisoformat(text)
-    return parsed if parsed.tzinfo else parsed.replace(tzinfo=timezone.utc)
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
 
 
 # ---------------------------------------------------------------------------------------------

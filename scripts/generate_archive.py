@@ -24,11 +24,11 @@ import random
 import sys
 import uuid
 from collections.abc import Iterator
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-__all__ = ["TOPICS", "generate", "session_record", "sample_queries", "touch"]
+__all__ = ["TOPICS", "generate", "sample_queries", "session_record", "touch"]
 
 # (english name, english vocabulary, chinese name, chinese vocabulary)
 TOPICS: list[tuple[str, list[str], str, list[str]]] = [
@@ -212,7 +212,7 @@ def session_record(seed: int, index: int, revision: int = 0) -> dict[str, Any]:
     assistant = rng.choice(ASSISTANTS)
     channel = rng.choices(CHANNELS, weights=CHANNEL_WEIGHTS)[0]
     clock = datetime(day.year, day.month, day.day, rng.randint(7, 22), rng.randint(0, 59),
-                     tzinfo=timezone.utc)
+                     tzinfo=UTC)
     messages = []
     n = _length(rng)
     for position in range(1, n + 1):

@@ -16,7 +16,7 @@ import numpy as np
 
 from indexer.embedders import Embedder
 
-__all__ = ["Background", "GENERIC_LINES_EN", "GENERIC_LINES_ZH"]
+__all__ = ["GENERIC_LINES_EN", "GENERIC_LINES_ZH", "Background"]
 
 GENERIC_LINES_EN = (
     "Okay, sounds good.", "Let me think about it and get back to you.", "Thanks for your help!",

@@ -33,7 +33,7 @@ from models.snapshot import Snapshot, snapshot_text
 from .background import GENERIC_LINES_EN, GENERIC_LINES_ZH
 from .text_overlap import content_terms, coverage, query_terms
 
-__all__ = ["ContextMatch", "WORD_MATCH", "match_context", "split_clauses", "uncovered_clauses"]
+__all__ = ["WORD_MATCH", "ContextMatch", "match_context", "split_clauses", "uncovered_clauses"]
 
 WORD_MATCH = 0.15  # share of the context's words a snapshot must beat to match it (chance level)
 _DEFAULT_MARGIN = 0.03

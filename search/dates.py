@@ -8,7 +8,7 @@ from datetime import date
 
 from models import InvalidQuery
 
-__all__ = ["date_range", "check_day"]
+__all__ = ["check_day", "date_range"]
 
 _PATTERN = re.compile(r"^(\d{4})(?:-(\d{1,2})(?:-(\d{1,2}))?)?$")
 

@@ -27,9 +27,9 @@ _PART_EN = r"(early|mid|late|end of|beginning of|start of)[\s-]*(?:of\s+)?"
 _YEAR = r"(?:,?\s*(\d{4}))?"
 
 _ISO = re.compile(r"\b(\d{4})[-/.](\d{1,2})(?:[-/.](\d{1,2}))?\b")
-_EN_MONTH_DAY = re.compile(rf"\b{_MONTH}\s+(\d{{1,2}})(?:st|nd|rd|th)?\b{_YEAR}", re.I)
-_EN_DAY_MONTH = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}{_YEAR}", re.I)
-_EN_MONTH = re.compile(rf"\b(?:{_PART_EN})?{_MONTH}(?:\s+(\d{{4}}))?\b", re.I)
+_EN_MONTH_DAY = re.compile(rf"\b{_MONTH}\s+(\d{{1,2}})(?:st|nd|rd|th)?\b{_YEAR}", re.IGNORECASE)
+_EN_DAY_MONTH = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}{_YEAR}", re.IGNORECASE)
+_EN_MONTH = re.compile(rf"\b(?:{_PART_EN})?{_MONTH}(?:\s+(\d{{4}}))?\b", re.IGNORECASE)
 _ZH_DAY = re.compile(r"(?:(\d{4})年)?(\d{1,2})月(\d{1,2})[日号]")
 _ZH_MONTH = re.compile(r"(?:(\d{4})年)?(\d{1,2})月(初|上旬|中旬|中|下旬|底|末)?(?![\d日号])")
 # "may" and "march" are also verbs: as a bare month it needs "in"/"of"/a part/a year around it
@@ -42,7 +42,7 @@ _RELATIVE: dict[str, tuple[str, int]] = {
     "this month": ("month", 0), "last month": ("month", -1), "本月": ("month", 0),
     "这个月": ("month", 0), "上个月": ("month", -1), "上月": ("month", -1),
 }
-_RELATIVE_RX = re.compile("|".join(sorted(map(re.escape, _RELATIVE), key=len, reverse=True)), re.I)
+_RELATIVE_RX = re.compile("|".join(sorted(map(re.escape, _RELATIVE), key=len, reverse=True)), re.IGNORECASE)
 
 
 def query_dates(query: str, today: date | None = None) -> list[DayRange]:

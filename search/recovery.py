@@ -50,7 +50,7 @@ The decision's reasons repeat, in words, which of these rules and parts decided.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 from indexer.embedders import Embedder
 from models.errors import InvalidInput, NotFound
@@ -80,7 +80,7 @@ def recover(
     """
     if not snapshots:
         raise NotFound("no snapshots to recover from")
-    now = _aware(now or datetime.now(timezone.utc))
+    now = _aware(now or datetime.now(UTC))
     dated = [(s, _created(s)) for s in snapshots]
     newest_time = max(t for _, t in dated)
     window = options.time_window_hours
@@ -302,7 +302,7 @@ def _count(n: int, noun: str) -> str:
 
 
 def _aware(value: datetime) -> datetime:
-    return value if value.tzinfo else value.replace(tzinfo=timezone.utc)
+    return value if value.tzinfo else value.replace(tzinfo=UTC)
 
 
 def _created(snapshot: Snapshot) -> datetime:

@@ -29,8 +29,8 @@ from models import (
 )
 
 from .background import Background
-from .query_dates import query_dates
 from .fusion import reciprocal_rank_fusion
+from .query_dates import query_dates
 from .snippets import make_snippet
 
 __all__ = ["Searcher"]

@@ -112,7 +112,7 @@ def test_chinese_query_finds_english_passage(e5) -> None:
 
 @pytest.mark.real_model
 def test_failed_verification_leaves_nothing_behind(tmp_path: Path, monkeypatch) -> None:
-    import indexer.e5_model as e5_model
+    from indexer import e5_model
 
     def fake_convert(blob_path: Path, folder: Path, progress) -> None:
         (folder / "model.safetensors").write_bytes(b"half-written")

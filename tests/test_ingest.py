@@ -9,9 +9,8 @@ import sys
 import time
 from pathlib import Path
 
-import pytest
-
 import msgspec
+import pytest
 
 from api import RecallService, Settings
 from indexer import HashEmbedder

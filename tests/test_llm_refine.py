@@ -20,7 +20,7 @@ class _Endpoint(BaseHTTPRequestHandler):
     answer: object = None  # what the next completion says (dict -> JSON content, int -> status)
     requests: list[dict] = []
 
-    def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
+    def do_POST(self) -> None:
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         type(self).requests.append({"path": self.path, "auth": self.headers.get("Authorization"),
                                     "body": body})

@@ -17,8 +17,6 @@ from api.app import create_app
 from indexer.memory_store import MemoryStore
 from models import InvalidQuery, SearchFilters, SearchRequest
 
-from .conftest import make_service
-
 ROOT = Path(__file__).resolve().parents[1]
 
 STYLE_SESSION = {

@@ -14,7 +14,7 @@ from tests.conftest import make_service
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
 
-import generate_archive  # noqa: E402
+import generate_archive
 
 
 @pytest.fixture
