@@ -6,7 +6,8 @@
 Starts `recall serve` on a free loopback port over an already indexed data dir (index it first,
 e.g. with benchmarks/retrieval.py), then each client thread sends LoCoMo questions in turn (a
 different starting point per client) until the time is up. Prints requests/s, latency
-percentiles and the error count.
+percentiles and the error count, and the server's resident memory sampled once a second
+(first and last 10 s compared: memory should stay flat under steady load).
 """
 
 from __future__ import annotations
@@ -44,6 +45,13 @@ def wait_ready(base: str, proc: subprocess.Popen) -> None:
             raise SystemExit("server exited before it was ready")
         time.sleep(0.1)
     raise SystemExit("server not ready after 120 s")
+
+
+def rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
 
 
 def percentile(values: list[float], p: float) -> float:
@@ -92,6 +100,10 @@ def main() -> None:
         started = time.monotonic()
         for t in threads:
             t.start()
+        samples: list[float] = []
+        while any(t.is_alive() for t in threads):
+            samples.append(rss_mb(proc.pid))
+            time.sleep(1)
         for t in threads:
             t.join()
         wall = time.monotonic() - started
@@ -101,6 +113,11 @@ def main() -> None:
               f"p99 {percentile(latencies, 99):.1f}  max {max(latencies):.1f}")
         for error in errors[:5]:
             print("error:", error)
+        if len(samples) >= 20:
+            head, tail = statistics.mean(samples[:10]), statistics.mean(samples[-10:])
+            print(f"server RSS MB: first 10 s {head:.0f}, last 10 s {tail:.0f}, max {max(samples):.0f} "
+                  f"({(tail - head) / head:+.1%}); every 10 s: "
+                  + " ".join(f"{v:.0f}" for v in samples[::10]))
     finally:
         proc.terminate()
         proc.wait(timeout=30)
