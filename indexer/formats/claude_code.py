@@ -33,6 +33,7 @@ from .common import (
     ImportOptions,
     NothingToImport,
     Transcript,
+    block_texts,
     clip,
     label,
     read_json_lines,
@@ -247,19 +248,7 @@ class _Builder:
 
 
 def _result_text(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        parts = []
-        for block in content:
-            if isinstance(block, str):
-                parts.append(block)
-            elif isinstance(block, dict) and isinstance(block.get("text"), str):
-                parts.append(block["text"])
-            elif isinstance(block, dict) and block.get("type") in ("image", "document"):
-                parts.append(f"[{block['type']}]")
-        return "\n".join(parts)
-    return ""
+    return "\n".join(block_texts(content, ("image", "document")))
 
 
 def _project(cwd: str | None) -> str | None:

@@ -18,6 +18,7 @@ __all__ = [
     "ImportOptions",
     "NothingToImport",
     "Transcript",
+    "block_texts",
     "clip",
     "label",
     "read_json_lines",
@@ -109,6 +110,24 @@ def label(value: Any) -> str:
     if isinstance(value, str) and len(value) <= 40 and value.isprintable():
         return value
     return f"({type(value).__name__})"
+
+
+def block_texts(content: Any, media: tuple[str, ...]) -> list[str]:
+    """The text pieces of a content value: a string, or a list of strings and text blocks; a
+    block of one of the `media` types stands as a marker ("[image]")."""
+    if isinstance(content, str):
+        return [content]
+    if not isinstance(content, list):
+        return []
+    parts = []
+    for block in content:
+        if isinstance(block, str):
+            parts.append(block)
+        elif isinstance(block, dict) and isinstance(block.get("text"), str):
+            parts.append(block["text"])
+        elif isinstance(block, dict) and block.get("type") in media:
+            parts.append(f"[{block['type']}]")
+    return parts
 
 
 def clip(text: str, limit: int) -> str:

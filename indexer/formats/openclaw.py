@@ -33,6 +33,7 @@ from .common import (
     ImportOptions,
     NothingToImport,
     Transcript,
+    block_texts,
     clip,
     label,
     read_json_lines,
@@ -244,19 +245,7 @@ class _Reader:
 
 
 def _text(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    if not isinstance(content, list):
-        return ""
-    parts = []
-    for block in content:
-        if isinstance(block, str):
-            parts.append(block)
-        elif isinstance(block, dict) and isinstance(block.get("text"), str):
-            parts.append(block["text"])
-        elif isinstance(block, dict) and block.get("type") == "image":
-            parts.append("[image]")
-    return "\n".join(p for p in parts if p)
+    return "\n".join(p for p in block_texts(content, ("image",)) if p)
 
 
 def _store_entry(folder: Path, session_id: str, file_name: str) -> dict[str, Any]:
