@@ -145,10 +145,9 @@ def recovery_route(service: Service, data: JSONBody[RecoveryRequest]) -> dict[st
 def prune_snapshots_route(service: Service, session_id: FromPath[str],
                           keep: Annotated[int, QueryParameter(ge=1, description="how many to keep")]
                           ) -> dict[str, Any]:
-    before = len(service.snapshots(session_id))
-    kept = service.snapshots(session_id, keep)
-    return {"session_id": session_id, "deleted": before - len(kept),
-            "snapshots": msgspec.to_builtins(kept)}
+    deleted = service.prune_snapshots(session_id, keep)
+    return {"session_id": session_id, "deleted": deleted,
+            "snapshots": msgspec.to_builtins(service.snapshots(session_id))}
 
 
 @get("/sessions/{session_id:str}/snapshots/{snapshot_id:str}", sync_to_thread=True,

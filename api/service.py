@@ -271,13 +271,15 @@ class RecallService:
 
     def snapshots(self, session_id: str, keep: int | None = None) -> list[Snapshot]:
         """The session's snapshots, oldest first; with `keep`, only the newest N are kept."""
-        store = SnapshotStore(self.data)
-        session_id = self._safe_id(session_id)
         if keep is not None:
-            if keep < 1:
-                raise InvalidInput("keep must be at least 1")
-            store.keep_newest(session_id, keep)
-        return store.list(session_id)
+            self.prune_snapshots(session_id, keep)
+        return SnapshotStore(self.data).list(self._safe_id(session_id))
+
+    def prune_snapshots(self, session_id: str, keep: int) -> int:
+        """Delete all but the newest `keep` snapshots; returns how many were deleted."""
+        if keep < 1:
+            raise InvalidInput("keep must be at least 1")
+        return SnapshotStore(self.data).keep_newest(self._safe_id(session_id), keep)
 
     def recover(self, session_id: str, context: str | None = None, *,
                 options: RecoveryOptions | None = None,
