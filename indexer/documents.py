@@ -64,35 +64,27 @@ def day_number(date: str) -> int:
 
 
 def session_documents(session: Session) -> list[Doc]:
-    participants = tuple(p.lower() for p in session.participants)
-    channel = (session.channel or "").lower()
-    day = day_number(session.date)
     docs = []
     header = session_text(session)
     if header:
-        docs.append(
-            Doc(doc_key(session.session_id, None), session.session_id, None, "summary",
-                session.archived_at or session.date, day, channel, participants, None, header)
-        )
-    for message in session.messages:
-        if not message.content.strip():
-            continue
-        docs.append(
-            Doc(doc_key(session.session_id, message.id), session.session_id, message.id,
-                message.role, message.time, day, channel, participants, message.speaker,
-                message.content)
-        )
+        docs.append(_doc(session, None, "summary", session.archived_at or session.date, None, header))
+    docs += [_doc(session, m.id, m.role, m.time, m.speaker, m.content)
+             for m in session.messages if m.content.strip()]
     return docs
 
 
 def memory_documents(session: Session, memories: list[Memory]) -> list[Doc]:
     """One document per extracted memory, keyed by the memory id, dated like its session."""
-    participants = tuple(p.lower() for p in session.participants)
-    channel = (session.channel or "").lower()
-    day = day_number(session.date)
-    return [Doc(doc_key(session.session_id, m.id), session.session_id, m.id,
-                MEMORY_ROLE_PREFIX + m.type, session.date, day, channel, participants, None, m.text)
+    return [_doc(session, m.id, MEMORY_ROLE_PREFIX + m.type, session.date, None, m.text)
             for m in memories]
+
+
+def _doc(session: Session, doc_id: str | None, role: str, time: str | None, speaker: str | None,
+         text: str) -> Doc:
+    """A document of the session: the session's channel, participants and day go on each."""
+    return Doc(doc_key(session.session_id, doc_id), session.session_id, doc_id, role, time,
+               day_number(session.date), (session.channel or "").lower(),
+               tuple(p.lower() for p in session.participants), speaker, text)
 
 
 def session_text(session: Session) -> str:
