@@ -159,15 +159,16 @@ def child_search(args: argparse.Namespace) -> dict[str, Any]:
     out["ann"] = vectors.index_status()
     recalls: dict[str, dict[str, float]] = {}
     for name, f in FILTERS.items():
-        where = VectorIndex._where(SearchFilters(**f)) + " AND lang = 'other'"
+        where = VectorIndex._where(SearchFilters(**f))
         r10, r100, ann_ms, flat_ms = [], [], [], []
         for q in queries[:50]:
             vector = service.embedder.embed_query(q).astype(np.float32)
             lists = []
             for flat in (False, True):
-                query = (vectors.table.search(vector, vector_column_name="vector")
-                         .distance_type("cosine").limit(100).refine_factor(1)
-                         .where(where, prefilter=True))
+                query = (vectors.tables["messages_other"].search(vector, vector_column_name="vector")
+                         .distance_type("cosine").limit(100).refine_factor(1))
+                if where:
+                    query = query.where(where, prefilter=True)
                 if flat:
                     query = query.bypass_vector_index()
                 started = time.perf_counter()

@@ -192,15 +192,11 @@ def _keyword_keys(gen: Generation) -> dict[str, Counter[str]]:
 
 
 def _vector_passages(gen: Generation) -> dict[str, Counter[str]]:
-    table = gen.vectors.table
     out: dict[str, Counter[str]] = {}
-    rows = table.count_rows()
-    if not rows:
-        return out
-    data = table.search().select(["session_id", "passage_id"]).limit(rows).to_arrow()
-    for sid, pid in zip(data["session_id"].to_pylist(), data["passage_id"].to_pylist(),
-                        strict=True):
-        out.setdefault(sid, Counter())[pid] += 1
+    for data in gen.vectors.rows(["session_id", "passage_id"]):
+        for sid, pid in zip(data["session_id"].to_pylist(), data["passage_id"].to_pylist(),
+                            strict=True):
+            out.setdefault(sid, Counter())[pid] += 1
     return out
 
 

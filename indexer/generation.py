@@ -15,7 +15,7 @@ from .vector_store import VectorIndex
 
 __all__ = ["SCHEMA_VERSION", "Generation"]
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3  # 3: one vector table per kind and language
 
 
 class Generation:

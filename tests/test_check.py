@@ -44,7 +44,8 @@ def drop_keyword_doc(service: RecallService) -> None:
 
 def drop_vector_rows(service: RecallService) -> None:
     gen = _gen(service)
-    gen.vectors.table.delete(f"key = '{_docs(service)[-1].key}'")
+    for table in gen.vectors.tables.values():
+        table.delete(f"key = '{_docs(service)[-1].key}'")
     gen.close()
 
 

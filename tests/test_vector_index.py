@@ -22,28 +22,51 @@ def small_threshold(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(vector_store, "ANN_MIN_ROWS", 200)
 
 
+def _big_tables(vectors: vector_store.VectorIndex) -> dict[str, dict[str, int | None]]:
+    return {name: status for name, status in vectors.index_status().items()
+            if status["rows"] >= vector_store.ANN_MIN_ROWS}
+
+
 def test_index_is_built_kept_up_and_retrained(tmp_path: Path, small_threshold: None) -> None:
     archive = tmp_path / "archive"
     service = make_service(tmp_path / "home")
     list(generate_archive.generate(archive, 20))
     service.index([archive])
     vectors = service.searcher.generation().vectors
-    status = vectors.index_status()
-    assert status["rows"] >= 200 and status["built_rows"] == status["rows"]
-    assert status["unindexed"] == 0
-    assert {i.name for i in vectors.table.list_indices()} >= {"vector_idx", "lang_idx", "role_idx"}
+    status = _big_tables(vectors)
+    assert "messages_other" in status  # the largest table: English messages
+    for name, table in status.items():
+        assert table["built_rows"] == table["rows"] and table["unindexed"] == 0, name
+        assert {i.name for i in vectors.tables[name].list_indices()} >= {"vector_idx", "role_idx"}
+    small = {name for name, table in vectors.index_status().items() if name not in status}
+    assert all(vectors.index_status()[name]["built_rows"] is None for name in small)
 
     generate_archive.touch(archive, 20, 0.1)  # two sessions change: folded in, not retrained
     service.index([archive])
     vectors.refresh()
-    after = vectors.index_status()
-    assert after["built_rows"] == status["built_rows"] and after["unindexed"] == 0
+    after = _big_tables(vectors)
+    for name, table in status.items():
+        assert after[name]["built_rows"] == table["built_rows"] and after[name]["unindexed"] == 0
 
-    list(generate_archive.generate(archive, 60))  # the table triples: partitions retrained
+    list(generate_archive.generate(archive, 60))  # the tables triple: partitions retrained
     service.index([archive])
     vectors.refresh()
-    grown = vectors.index_status()
-    assert grown["built_rows"] == grown["rows"] > 2 * status["rows"]
+    grown = _big_tables(vectors)["messages_other"]
+    assert grown["built_rows"] == grown["rows"] > 2 * status["messages_other"]["rows"]
+
+
+def test_tables_split_by_kind_and_language(tmp_path: Path) -> None:
+    archive = tmp_path / "archive"
+    service = make_service(tmp_path / "home")
+    list(generate_archive.generate(archive, 20))
+    service.index([archive])
+    vectors = service.searcher.generation().vectors
+    for name in vectors.tables:
+        roles = {role for data in vectors.rows(["role"], kinds=[name.split("_")[0]])
+                 for role in data["role"].to_pylist()}
+        memory_roles = {role for role in roles if role.startswith("memory:")}
+        assert memory_roles == (roles if name.startswith("memories") else set()), name
+    assert all(status["rows"] for status in vectors.index_status().values())
 
 
 def test_ann_search_matches_flat_search(tmp_path: Path, small_threshold: None) -> None:
@@ -55,8 +78,9 @@ def test_ann_search_matches_flat_search(tmp_path: Path, small_threshold: None) -
     flat_service.index([archive])
     vector_store.ANN_MIN_ROWS = threshold
     ann_service.index([archive])
-    assert ann_service.searcher.generation().vectors.index_status()["built_rows"]
-    assert flat_service.searcher.generation().vectors.index_status()["built_rows"] is None
+    assert ann_service.searcher.generation().vectors.index_status()["messages_other"]["built_rows"]
+    assert not any(status["built_rows"] for status in
+                   flat_service.searcher.generation().vectors.index_status().values())
     for query in generate_archive.sample_queries(10):
         for mode in ("vector", "hybrid"):
             request = SearchRequest(query=query, mode=mode, filters=SearchFilters())
