@@ -146,6 +146,7 @@ def match_spans(text: str, terms: QueryTerms) -> list[tuple[int, int]]:
     wanted = set(terms.body) | set(terms.parts) | {t for p in terms.phrases for t in p}
     cjk_wanted = [s for s in terms.cjk_strings if s] + [t for t in wanted if is_cjk_text(t)]
     spans: list[tuple[int, int]] = []
+    seen: dict[str, bool] = {}
     for match in _TOKEN.finditer(text):
         if match.group("cjk"):
             run, offset = match.group("cjk"), match.start()
@@ -155,11 +156,19 @@ def match_spans(text: str, terms: QueryTerms) -> list[tuple[int, int]]:
                     spans.append((offset + start, offset + start + len(needle)))
                     start = run.find(needle, start + 1)
             continue
-        word = _normalize(match.group("word")).lower()
-        pieces = _JOINER.split(word)
-        if word in wanted or _stem(word) in wanted or any(_stem(p) in wanted for p in pieces):
+        raw = match.group("word")
+        hit = seen.get(raw)
+        if hit is None:  # words repeat: decide each distinct one once
+            hit = seen[raw] = _word_matches(raw, wanted)
+        if hit:
             spans.append((match.start(), match.end()))
     return _merge(spans)
+
+
+def _word_matches(raw: str, wanted: set[str]) -> bool:
+    word = _normalize(raw).lower()
+    return (word in wanted or _stem(word) in wanted
+            or any(_stem(p) in wanted for p in _JOINER.split(word)))
 
 
 _ASCII_LETTER = re.compile(r"[A-Za-z]")
