@@ -76,8 +76,11 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("stats", help="what is archived and indexed")
     p.add_argument("--json", action="store_true")
 
-    p = sub.add_parser("delete", help="remove a session from the archive and both indexes")
-    p.add_argument("session_id", metavar="ID")
+    p = sub.add_parser("delete", help="remove sessions from the archive and both indexes")
+    p.add_argument("session_ids", metavar="ID", nargs="*")
+    p.add_argument("--purge", action="store_true",
+                   help="then rewrite the indexes and state so no file still holds deleted text "
+                        "(copies the whole index: minutes on a large archive)")
 
     p = sub.add_parser("reindex", help="rebuild both indexes from the archive, switching atomically")
     p.add_argument("--json", action="store_true")
@@ -451,8 +454,16 @@ def cmd_stats(service: RecallService, args: argparse.Namespace) -> int:
 
 
 def cmd_delete(service: RecallService, args: argparse.Namespace) -> int:
-    service.delete(args.session_id)
-    print(f"deleted {args.session_id}")
+    if not args.session_ids and not args.purge:
+        raise InvalidInput("name the sessions to delete, or pass --purge alone to purge "
+                           "what earlier deletes left in the index files")
+    for session_id in args.session_ids:
+        service.delete(session_id)
+        print(f"deleted {session_id}")
+    if args.purge:
+        copied = service.purge()
+        print(f"purged: copied {copied['keyword_documents']} keyword documents and "
+              f"{copied['vector_rows']} vectors into fresh files; older files removed")
     return 0
 
 

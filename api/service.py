@@ -94,6 +94,9 @@ class RecallService:
     def delete(self, session_id: str) -> None:
         self.ingestor().delete(self._safe_id(session_id))
 
+    def purge(self) -> dict[str, int]:
+        return self.ingestor().purge()
+
     def reindex(self) -> IndexReport:
         return self.ingestor().reindex()
 

@@ -42,6 +42,7 @@ from .layout import DataDir, atomic_write
 from .lock import WriterLock
 from .memories import extract_memories
 from .memory_store import MemoryStore
+from .purge import copy_generation
 from .progress import ProgressFactory, silent_progress
 from .redact import redact_value
 from .snapshots import SnapshotStore
@@ -170,6 +171,22 @@ class Ingestor:
             state.set_status([session_id], "deleting")
             self._finish_deletes([session_id], state, gen)
 
+    def purge(self) -> dict[str, int]:
+        """Copy the live generation into a fresh one and remove every older one, and rewrite
+        the state database, so that text already deleted is in no index or database file
+        (`recall delete --purge`, indexer/purge.py). Searches keep answering meanwhile."""
+        with WriterLock(self.data.lock_file, self.lock_wait):
+            with self._session() as (state, gen):
+                name = _generation_name()
+                fresh = Generation.create(self.data.generation(name), gen.embedder_name, gen.dim)
+                copied = copy_generation(gen, fresh)
+                fresh.close()
+                self.data.set_current_generation(name)
+                state.vacuum()
+            # unlike a reindex, the previous generation goes now: it still holds the text
+            self._drop_old_generations(keep={name})
+        return copied
+
     def reindex(self) -> IndexReport:
         """Rebuild both indexes from the archive into a new generation, then switch to it."""
         started = time.monotonic()
@@ -182,7 +199,7 @@ class Ingestor:
                     MemoryStore(self.data).delete(row.session_id)
                     state.forget([row.session_id])
                 old = self.data.current_generation()
-                name = f"gen-{time.strftime('%Y%m%d-%H%M%S')}-{time.time_ns() % 10**6:06d}"
+                name = _generation_name()
                 gen = Generation.create(self.data.generation(name), self.embedder.name,
                                         self.embedder.dim)
                 archive_files = sorted(self.data.archive.rglob("*.json"))
@@ -529,6 +546,10 @@ def session_meta(session: Session) -> str:
     """What session listings show without opening the archive file."""
     return json.dumps({"participants": list(session.participants), "topics": list(session.topics),
                        "title": session.title, "summary": session.summary}, ensure_ascii=False)
+
+
+def _generation_name() -> str:
+    return f"gen-{time.strftime('%Y%m%d-%H%M%S')}-{time.time_ns() % 10**6:06d}"
 
 
 def _sha(data: bytes) -> str:

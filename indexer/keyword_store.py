@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -130,6 +130,23 @@ class KeywordIndex:
             if doc.get_first("message_id") and doc.get_first("role") not in MEMORY_ROLES:
                 counts[session_id] += 1
         return counts
+
+    def documents(self) -> Iterator[Doc]:
+        """Every live document, as it was added (the stored text is already cut to
+        MAX_INDEXED_CHARS); for copying an index into fresh files."""
+        searcher = self.index.searcher()
+        if not searcher.num_docs:
+            return
+        for _score, address in searcher.search(tantivy.Query.all_query(),
+                                                limit=searcher.num_docs, count=False).hits:
+            doc = searcher.doc(address)
+            time, speaker, text = bytes(doc.get_first("stored")).decode().split("\x1f", 2)
+            yield Doc(key=doc.get_first("key"), session_id=doc.get_first("session_id"),
+                      message_id=doc.get_first("message_id") or None, role=doc.get_first("role"),
+                      time=time or None, day=doc.get_first("day"),
+                      channel=doc.get_first("channel"),
+                      participants=tuple(p for p in doc.get_all("participant") if p),
+                      speaker=speaker or None, text=text)
 
     def search(self, terms: QueryTerms, filters: SearchFilters, limit: int) -> list[KeywordHit]:
         text_query = self._text_query(terms)

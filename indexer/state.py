@@ -56,6 +56,8 @@ class State:
         self._db = sqlite3.connect(path, isolation_level=None, timeout=30)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=FULL")
+        # a forgotten session's title and summary are overwritten, not left in free pages
+        self._db.execute("PRAGMA secure_delete=ON")
         self._db.executescript(_SCHEMA)
         columns = {row[1] for row in self._db.execute("PRAGMA table_info(sessions)")}
         if "meta" not in columns:  # state files from before listings had metadata
@@ -63,6 +65,11 @@ class State:
 
     def close(self) -> None:
         self._db.close()
+
+    def vacuum(self) -> None:
+        """Rewrite the database file and empty the write-ahead log (for purging)."""
+        self._db.execute("VACUUM")
+        self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
     # sessions
     def session(self, session_id: str) -> SessionRow | None:
