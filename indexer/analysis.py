@@ -36,6 +36,10 @@ _TOKEN = re.compile(
     rf"(?P<cjk>[{CJK_RANGES}]+)|(?P<word>[{_WORD_CHAR}]+(?:[._\-/:@][{_WORD_CHAR}]+)*)", re.IGNORECASE
 )
 _JOINER = re.compile(r"[._\-/:@]")
+# the word alternative of _TOKEN alone (for findall), and what continues a word or identifier
+_WORD_TOKEN = re.compile(rf"[{_WORD_CHAR}]+(?:[._\-/:@][{_WORD_CHAR}]+)*", re.IGNORECASE)
+_WORD_CHAR_RE = re.compile(rf"[{_WORD_CHAR}]", re.IGNORECASE)
+_JOINERS = frozenset("._-/:@")
 _QUOTED = re.compile(r"[\"“”「」『』]([^\"“”「」『』]+)[\"“”「」『』]")
 
 _STEMMER = Stemmer.Stemmer("english")
@@ -69,6 +73,8 @@ class QueryTerms:
     chars: list[str] = field(default_factory=list)
     phrases: list[list[str]] = field(default_factory=list)
     cjk_strings: list[str] = field(default_factory=list)  # for highlighting
+    # highlighting's verdict on each distinct word met so far, shared by a result page's snippets
+    word_decisions: dict[str, bool] = field(default_factory=dict, repr=False, compare=False)
 
     def is_empty(self) -> bool:
         return not (self.body or self.parts or self.chars or self.phrases)
@@ -142,27 +148,49 @@ def analyze_query(query: str) -> QueryTerms:
 
 
 def match_spans(text: str, terms: QueryTerms) -> list[tuple[int, int]]:
-    """Character spans of text that match the query's terms, for highlighting."""
+    """Character spans of text that match the query's terms, for highlighting: every occurrence
+    of a CJK query string, and every word or identifier whose stem (or a piece's) is wanted."""
     wanted = set(terms.body) | set(terms.parts) | {t for p in terms.phrases for t in p}
     cjk_wanted = [s for s in terms.cjk_strings if s] + [t for t in wanted if is_cjk_text(t)]
     spans: list[tuple[int, int]] = []
-    seen: dict[str, bool] = {}
-    for match in _TOKEN.finditer(text):
-        if match.group("cjk"):
-            run, offset = match.group("cjk"), match.start()
-            for needle in cjk_wanted:
-                start = run.find(needle)
-                while start != -1:
-                    spans.append((offset + start, offset + start + len(needle)))
-                    start = run.find(needle, start + 1)
-            continue
-        raw = match.group("word")
-        hit = seen.get(raw)
-        if hit is None:  # words repeat: decide each distinct one once
-            hit = seen[raw] = _word_matches(raw, wanted)
+    for needle in cjk_wanted:  # CJK strings only ever occur inside CJK runs
+        start = text.find(needle)
+        while start != -1:
+            spans.append((start, start + len(needle)))
+            start = text.find(needle, start + 1)
+    # Decide each distinct word once per query (findall runs in C), then find the few that
+    # match as whole tokens: a Python loop over every token cost most of a keyword search.
+    decided = terms.word_decisions
+    for word in set(_WORD_TOKEN.findall(text)):
+        hit = decided.get(word)
+        if hit is None:
+            hit = decided[word] = _word_matches(word, wanted)
         if hit:
-            spans.append((match.start(), match.end()))
+            spans += _whole_token_spans(text, word)
     return _merge(spans)
+
+
+def _whole_token_spans(text: str, word: str) -> list[tuple[int, int]]:
+    """Where word occurs as _TOKEN would take it: not inside a longer word or identifier."""
+    spans = []
+    start = text.find(word)
+    while start != -1:
+        end = start + len(word)
+        if not _continues(text, start - 1, -1) and not _continues(text, end, 1):
+            spans.append((start, end))
+        start = text.find(word, start + 1)
+    return spans
+
+
+def _continues(text: str, at: int, step: int) -> bool:
+    # a word character, or a joiner followed (in the direction of step) by one
+    if not 0 <= at < len(text):
+        return False
+    if _WORD_CHAR_RE.match(text, at):
+        return True
+    beyond = at + step
+    return (text[at] in _JOINERS and 0 <= beyond < len(text)
+            and _WORD_CHAR_RE.match(text, beyond) is not None)
 
 
 def _word_matches(raw: str, wanted: set[str]) -> bool:

@@ -26,13 +26,17 @@ def make_snippet(text: str, terms: QueryTerms, width: int = WIDTH) -> tuple[str,
 
 
 def _best_window(spans: list[tuple[int, int]], width: int) -> int:
+    """Where the window that holds the most highlights starts (LEAD before its first one)."""
     if not spans:
         return 0
-    best_start, best_count = spans[0][0], 0
+    best_start, best_count, last = spans[0][0], 0, 0
     for i, (first, _) in enumerate(spans):
-        count = sum(1 for a, b in spans[i:] if b <= first - LEAD + width)
-        if count > best_count:
-            best_start, best_count = first, count
+        # spans are sorted and disjoint, so the window's last fitting span only moves forward
+        last = max(last, i)
+        while last < len(spans) and spans[last][1] <= first - LEAD + width:
+            last += 1
+        if last - i > best_count:
+            best_start, best_count = first, last - i
     return max(0, best_start - LEAD)
 
 

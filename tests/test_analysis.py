@@ -46,3 +46,52 @@ def test_is_cjk_text() -> None:
     assert is_cjk_text("记得3月29日吗")
     assert is_cjk_text("小账本迁 Postgres 的时候")
     assert not is_cjk_text("What did we decide about Postgres?")
+
+
+def _spans_token_by_token(text: str, query: str) -> list[tuple[int, int]]:
+    """The plain definition of match_spans: walk every token of the text."""
+    from indexer.analysis import _TOKEN, _merge, _word_matches
+
+    terms = analyze_query(query)
+    wanted = set(terms.body) | set(terms.parts) | {t for p in terms.phrases for t in p}
+    cjk_wanted = [s for s in terms.cjk_strings if s] + [t for t in wanted if is_cjk_text(t)]
+    spans = []
+    for match in _TOKEN.finditer(text):
+        if match.group("cjk"):
+            run, offset = match.group("cjk"), match.start()
+            for needle in cjk_wanted:
+                start = run.find(needle)
+                while start != -1:
+                    spans.append((offset + start, offset + start + len(needle)))
+                    start = run.find(needle, start + 1)
+        elif _word_matches(match.group("word"), wanted):
+            spans.append(match.span())
+    return _merge(spans)
+
+
+def test_match_spans_agrees_with_walking_every_token() -> None:
+    import json
+    import random
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
+    import generate_archive
+
+    rng = random.Random(5)
+    pieces = ["deploy", "Deploys", "deploy.yaml", "re-deploy", "x.deploy", "deploy-", "-deploy",
+              "os.path.join", "path", "JOIN", "升级", "升级了数据库", "数据", "a..deploy", "deploy_v2",
+              "ＤＥＰＬＯＹ", "déployer", "running", "ran", "run", "runs", "v2.3.1", "3", "@run",
+              "run:", "http://run.example/deploy", " ", " ", "\n", ",", ".", "。"]
+    queries = ["deploy", "升级 run", "path join", "os.path.join", "数据库 deploy 3", "\"deploy run\"",
+               "v2.3.1", "running deploys"] + generate_archive.sample_queries(30)
+    texts = ["".join(rng.choice(pieces) + rng.choice(["", " ", ".", "-"]) for _ in range(40))
+             for _ in range(300)]
+    for path in sorted((Path(__file__).resolve().parents[1] / "examples" / "sessions").rglob("*.json")):
+        session = json.loads(path.read_text())
+        texts += [str(m.get("content", "")) for m in session.get("messages", [])]
+    queries += ["升级 数据库 Friday deploys", "ERR_CONNECTION_REFUSED vacation Japan", "周五上线"]
+    for query in queries:
+        for text in texts:
+            assert match_spans(text, analyze_query(query)) == _spans_token_by_token(text, query), (
+                query, text)
