@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from .prefilter import Prefiltered, fold
 
@@ -303,12 +304,21 @@ def has_deadline_word(text: str) -> bool:
 
 def clean_sentence(sentence: str, names: tuple[str, ...] = ()) -> str:
     """The sentence without greetings, fillers and a leading vocative ("Muse，…")."""
-    text = re.sub(r"^(?:[-*•>]|\d+[.、)])\s*", "", " ".join(sentence.split()).strip())
+    text = _LIST_MARK.sub("", " ".join(sentence.split()).strip())
+    vocatives = _vocatives(names)
     for _ in range(3):
         before = text
-        for name in names:
-            text = re.sub(rf"^{re.escape(name)}\s*[，,:：!！]\s*", "", text)
+        for vocative in vocatives:
+            text = vocative.sub("", text)
         text = _FILLER.sub("", text).strip()
         if text == before:
             break
     return text
+
+
+_LIST_MARK = re.compile(r"^(?:[-*•>]|\d+[.、)])\s*")
+
+
+@lru_cache(maxsize=1024)  # called for every sentence of a session with its participants
+def _vocatives(names: tuple[str, ...]) -> tuple[re.Pattern[str], ...]:
+    return tuple(re.compile(rf"^{re.escape(name)}\s*[，,:：!！]\s*") for name in names)
