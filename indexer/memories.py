@@ -212,7 +212,7 @@ def _is_feedback(text: str) -> bool:
 def _reference_cues(text: str, *, strong_only: bool, has_other: bool = False) -> list[Cue]:
     """Links, versions, ids and tools are always worth keeping; bare numbers only when nothing
     else in the sentence was, or every sentence with a price would be a memory twice."""
-    entities = extract_entities(text)
+    entities = extract_entities(text, names=False)  # not asked for below, and the costliest
     if "urls" in entities or "emails" in entities:
         return [Cue("reference", "link", 0.8)]
     if "versions" in entities:
