@@ -98,19 +98,26 @@ def _bigrams(run: str) -> list[str]:
 def analyze(text: str) -> Analyzed:
     """Index-side analysis of one text."""
     out = Analyzed()
-    for match in _TOKEN.finditer(_normalize(text)):
-        cjk = match.group("cjk")
+    for cjk, word in _TOKEN.findall(_normalize(text)):  # (run, "") or ("", word)
         if cjk:
             out.body.extend(_bigrams(cjk))
             out.chars.extend(cjk)
             continue
-        word = match.group("word").lower()
-        if _JOINER.search(word):
-            out.body.append(word)
-            out.parts.extend(_stem(p) for p in _JOINER.split(word) if p)
-        else:
-            out.body.append(_stem(word))
+        term, parts = _word_terms(word)
+        out.body.append(term)
+        if parts:
+            out.parts.extend(parts)
     return out
+
+
+@lru_cache(maxsize=200_000)
+def _word_terms(word: str) -> tuple[str, tuple[str, ...]]:
+    """The body term of one word and the stems of its parts (an identifier's pieces). Cached:
+    ingest analyzes every message and memory, and most words come back again and again."""
+    word = word.lower()
+    if _JOINER.search(word):
+        return word, tuple(_stem(p) for p in _JOINER.split(word) if p)
+    return _stem(word), ()
 
 
 def analyze_query(query: str) -> QueryTerms:

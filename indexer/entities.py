@@ -100,9 +100,13 @@ _COMMON_CAPS = frozenset(
 )
 
 
-def extract_entities(text: str, *, reference_date: str | None = None) -> dict[str, tuple[str, ...]]:
+def extract_entities(
+    text: str, *, reference_date: str | None = None, names: bool = True
+) -> dict[str, tuple[str, ...]]:
     """Entities of text by kind (only kinds found). Dates are YYYY-MM-DD when resolvable (relative
-    ones like "下周五", "next Friday", "tomorrow" need reference_date), else their surface text."""
+    ones like "下周五", "next Friday", "tomorrow" need reference_date), else their surface text.
+    names=False leaves names out and changes nothing else (the cheaper call when they are not
+    needed)."""
     ref = _parse_iso(reference_date)
     claimed: list[tuple[int, int, str]] = []
     found: list[tuple[int, str, str]] = []
@@ -134,14 +138,16 @@ def extract_entities(text: str, *, reference_date: str | None = None) -> dict[st
     for pattern in _NUMBERS:
         for m in pattern.finditer(text):
             take("numbers", m.start(), m.end(), " ".join(m.group(0).split()))
-    # names only avoid links and dates: "Python" is a name inside the version "Python 3.12" too
+    # names come last, so no other kind depends on them; they only avoid links and dates:
+    # "Python" is a name inside the version "Python 3.12" too
     links = ("urls", "emails", "dates", "redacted")
-    for m in _ID.finditer(text):
-        take("names", m.start(), m.end(), m.group(0), links)
-    for m in _QUOTED_NAME.finditer(text):
-        take("names", m.start(1), m.end(1), m.group(1).strip(), links)
-    for start, end, name in _names(text):
-        take("names", start, end, name, (*links, "names"))
+    if names:
+        for m in _ID.finditer(text):
+            take("names", m.start(), m.end(), m.group(0), links)
+        for m in _QUOTED_NAME.finditer(text):
+            take("names", m.start(1), m.end(1), m.group(1).strip(), links)
+        for start, end, name in _names(text):
+            take("names", start, end, name, (*links, "names"))
     by_kind: dict[str, list[str]] = {}
     for _, kind, value in sorted(found):  # in order of appearance, each value once
         if value not in by_kind.setdefault(kind, []):

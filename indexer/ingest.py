@@ -38,7 +38,7 @@ from .documents import memory_documents, session_documents, split_passages
 from .embedders import Embedder, PassageCache
 from .formats import ImportOptions
 from .generation import Generation
-from .layout import DataDir, atomic_write
+from .layout import DataDir, atomic_write_many
 from .lock import WriterLock
 from .memories import extract_memories
 from .memory_store import MemoryStore
@@ -397,9 +397,9 @@ class Ingestor:
             if row:
                 old_paths[p.session.session_id] = self.data.archive / row.archive_path
         state.mark(self._row(p, "pending") for p in batch)
-        for p in batch:
-            target = self.data.archive_path(p.session.session_id, p.session.date)
-            atomic_write(target, p.archive_bytes)
+        targets = [self.data.archive_path(p.session.session_id, p.session.date) for p in batch]
+        atomic_write_many([(t, p.archive_bytes) for t, p in zip(targets, batch, strict=True)])
+        for target, p in zip(targets, batch, strict=True):  # a session whose date moved
             old = old_paths.get(p.session.session_id)
             if old and Path(old) != target:
                 Path(old).unlink(missing_ok=True)
@@ -417,11 +417,11 @@ class Ingestor:
         docs = [d for p in batch for d in session_documents(p.session)]
         embedder = PassageCache(self.embedder)
         # memories are re-extracted whenever a session is (re)written, and indexed beside it
-        memories = MemoryStore(self.data)
-        for p in batch:
-            extracted = extract_memories(p.session, embedder=embedder)
-            memories.save(p.session.session_id, extracted)
-            docs += memory_documents(p.session, extracted)
+        extracted = [extract_memories(p.session, embedder=embedder) for p in batch]
+        MemoryStore(self.data).save_many(
+            (p.session.session_id, m) for p, m in zip(batch, extracted, strict=True))
+        for p, m in zip(batch, extracted, strict=True):
+            docs += memory_documents(p.session, m)
         passages = [passage for doc in docs for passage in split_passages(doc)]
         vectors = embedder.embed_passages([p.embed_text for p in passages])
         gen.keyword.delete_sessions(ids)

