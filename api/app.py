@@ -170,6 +170,12 @@ def digest_route(service: Service, period: FromQuery[str] = "week",
     return service.digest(period, date)
 
 
+@get("/facets", sync_to_thread=True,
+     summary="Channels and participants with session counts, first and last date (for filters)")
+def facets_route(service: Service) -> dict[str, Any]:
+    return service.facets()
+
+
 @get("/stats", sync_to_thread=True, summary="What is archived and indexed")
 def stats_route(service: Service) -> dict[str, Any]:
     return service.stats()
@@ -232,7 +238,7 @@ def create_app(settings: Settings, service: RecallService | None = None, *,
         route_handlers=[search_route, list_sessions_route, get_session_route, post_session_route,
                         delete_session_route, stats_route, memories_route, list_snapshots_route,
                         create_snapshot_route, prune_snapshots_route, get_snapshot_route, changes_route, recovery_route,
-                        digest_route, check_route],
+                        digest_route, facets_route, check_route],
         guards=[token_guard(settings.api_token)],
     )
     app = Litestar(
