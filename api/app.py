@@ -19,6 +19,7 @@ from models import RecallError, SearchRequest, SearchResponse, recovery_options
 
 from .auth import bearer_ok, token_guard
 from .mcp_server import build_mcp, mcp_lifespan, streamable_http_app
+from .page import page_routes
 from .problems import EXCEPTION_HANDLERS, problem
 from .requests import search_request
 from .service import RecallService
@@ -242,7 +243,7 @@ def create_app(settings: Settings, service: RecallService | None = None, *,
         guards=[token_guard(settings.api_token)],
     )
     app = Litestar(
-        route_handlers=[v1, health_route, metrics_route, mcp_mount],
+        route_handlers=[v1, health_route, metrics_route, mcp_mount, *page_routes()],
         lifespan=[mcp_lifespan(mcp_server)],
         dependencies={"service": Provide(lambda: service, sync_to_thread=False)},
         exception_handlers=EXCEPTION_HANDLERS,  # type: ignore[arg-type]
