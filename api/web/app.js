@@ -588,7 +588,9 @@ async function renderRecent(state, view, seq) {
 
 // back from a session: put the keyboard where it was
 function refocus(view) {
-  if (!lastOpened || document.activeElement !== document.body) return;
+  const active = document.activeElement;
+  // leave the focus alone if the user has put it somewhere still on screen
+  if (!lastOpened || (active && active !== document.body && !active.closest("[hidden]"))) return;
   const card = [...view.querySelectorAll(".nav-item")].find((node) => node.dataset.session === lastOpened);
   card?.focus();
 }
