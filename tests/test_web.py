@@ -145,6 +145,14 @@ def test_search_as_you_type_in_english(tab: Tab) -> None:
     tab.shot("search-en")
 
 
+def test_highlights_after_an_emoji_fall_on_the_word(tab: Tab) -> None:
+    # the API counts code points; JavaScript strings count UTF-16 units, two per emoji
+    page = tab.open("/?q=Arashiyama+bamboo&mode=keyword")
+    snippet = page.locator(".result").first.locator(".snippet").first
+    expect(snippet).to_contain_text("🎋")
+    expect(snippet.locator("mark")).to_have_text(["Arashiyama", "bamboo"])
+
+
 def test_search_in_chinese(zh_tab: Tab) -> None:
     page = zh_tab.open()
     expect(page.locator("html")).to_have_attribute("lang", "zh-CN")
@@ -239,6 +247,15 @@ def test_search_state_lives_in_the_url(tab: Tab) -> None:
     page.go_back()
     expect(page.locator(".result")).to_have_count(1)
     expect(page.locator('#filters input[name="since"]')).to_have_value("2026-04-01")
+
+
+def test_more_results(tab: Tab) -> None:
+    page = tab.open("/?q=Lin")
+    expect(page.locator(".result")).to_have_count(10)
+    page.get_by_role("button", name="More results").click()
+    expect(page.locator(".result")).to_have_count(11)  # all there are: no button for more
+    expect(page.get_by_role("button", name="More results")).to_have_count(0)
+    assert _query(page)["limit"] == ["20"]
 
 
 def test_keyboard_only(tab: Tab) -> None:

@@ -912,13 +912,16 @@ function wire() {
   const q = $("#q");
   let typing = 0;
   // search as you type, after a short pause; the URL follows without a history entry per key
-  q.addEventListener("input", () => {
+  const searchSoon = () => {
     clearTimeout(typing);
     typing = setTimeout(() => {
       const state = readState();
       navigate({ ...searchState(state), q: q.value, limit: PAGE }, { replace: state.view === "search" });
     }, 250);
-  });
+  };
+  // while an input method is composing (pinyin), the text is not the query yet
+  q.addEventListener("input", (event) => { if (!event.isComposing) searchSoon(); });
+  q.addEventListener("compositionend", searchSoon);
   $("#search-form").addEventListener("submit", (event) => {
     event.preventDefault();
     clearTimeout(typing);
