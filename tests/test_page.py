@@ -68,10 +68,10 @@ def test_every_page_file_ships_in_the_package() -> None:
 
 def test_both_languages_have_every_string() -> None:
     script = (WEB / "app.js").read_text("utf-8")
-    tables = re.split(r'^  "zh-CN": \{$', script, flags=re.M)
+    tables = re.split(r'^  "zh-CN": \{$', script, flags=re.MULTILINE)
     assert len(tables) == 2
-    english = set(re.findall(r'^    "([\w.]+)":', tables[0], flags=re.M))
-    chinese = set(re.findall(r'^    "([\w.]+)":', tables[1].split("\n};")[0], flags=re.M))
+    english = set(re.findall(r'^    "([\w.]+)":', tables[0], flags=re.MULTILINE))
+    chinese = set(re.findall(r'^    "([\w.]+)":', tables[1].split("\n};")[0], flags=re.MULTILINE))
     # ".one" forms exist only where a language has a singular
     assert {k for k in english if not k.endswith(".one")} == chinese
     used = set(re.findall(r'\bt\("([\w.]+)"', script)) | set(re.findall(r'data-i18n[\w-]*="([\w.]+)"',
