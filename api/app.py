@@ -19,6 +19,7 @@ from models import RecallError, SearchRequest, SearchResponse, recovery_options
 
 from .auth import bearer_ok, token_guard
 from .mcp_server import build_mcp, mcp_lifespan, streamable_http_app
+from .page import page_routes
 from .problems import EXCEPTION_HANDLERS, problem
 from .requests import search_request
 from .service import RecallService
@@ -170,6 +171,12 @@ def digest_route(service: Service, period: FromQuery[str] = "week",
     return service.digest(period, date)
 
 
+@get("/facets", sync_to_thread=True,
+     summary="Channels and participants with session counts, first and last date (for filters)")
+def facets_route(service: Service) -> dict[str, Any]:
+    return service.facets()
+
+
 @get("/stats", sync_to_thread=True, summary="What is archived and indexed")
 def stats_route(service: Service) -> dict[str, Any]:
     return service.stats()
@@ -232,11 +239,11 @@ def create_app(settings: Settings, service: RecallService | None = None, *,
         route_handlers=[search_route, list_sessions_route, get_session_route, post_session_route,
                         delete_session_route, stats_route, memories_route, list_snapshots_route,
                         create_snapshot_route, prune_snapshots_route, get_snapshot_route, changes_route, recovery_route,
-                        digest_route, check_route],
+                        digest_route, facets_route, check_route],
         guards=[token_guard(settings.api_token)],
     )
     app = Litestar(
-        route_handlers=[v1, health_route, metrics_route, mcp_mount],
+        route_handlers=[v1, health_route, metrics_route, mcp_mount, *page_routes()],
         lifespan=[mcp_lifespan(mcp_server)],
         dependencies={"service": Provide(lambda: service, sync_to_thread=False)},
         exception_handlers=EXCEPTION_HANDLERS,  # type: ignore[arg-type]

@@ -192,6 +192,22 @@ class RecallService:
         return {"sessions": summaries[offset : offset + limit], "total": len(summaries),
                 "limit": limit, "offset": offset}
 
+    def facets(self) -> dict[str, Any]:
+        """The values a search can be filtered by: channels and participants with their session
+        counts (most sessions first), and the first and last session dates."""
+        state = State(self.data.state_db)
+        try:
+            rows = list(state.sessions("indexed"))
+        finally:
+            state.close()
+        channels = Counter(r.channel for r in rows if r.channel)
+        participants = Counter(p for r in rows for p in json.loads(r.meta).get("participants") or [])
+        return {"sessions": len(rows),
+                "first_date": min((r.date for r in rows), default=None),
+                "last_date": max((r.date for r in rows), default=None),
+                "channels": [{"name": n, "sessions": c} for n, c in channels.most_common()],
+                "participants": [{"name": n, "sessions": c} for n, c in participants.most_common()]}
+
     def health(self) -> dict[str, Any]:
         """Raises IndexUnavailable unless both indexes open and agree with the state."""
         gen = self.searcher.generation()

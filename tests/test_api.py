@@ -252,3 +252,12 @@ def test_memories_snapshots_recovery_digest_routes(writable_client: TestClient) 
     digest = writable_client.get("/v1/digest", params={"period": "month", "date": "2026-03-15"}).json()
     assert digest["sessions"] == 2 and digest["start"] == "2026-03-01"
     assert writable_client.get("/v1/digest", params={"period": "year"}).status_code == 400
+
+
+def test_facets_list_filter_values(client: TestClient) -> None:
+    body = client.get("/v1/facets").json()
+    assert (body["sessions"], body["first_date"], body["last_date"]) == (7, "2025-12-20", "2026-04-02")
+    channels = {c["name"]: c["sessions"] for c in body["channels"]}
+    assert channels == {"webchat": 2, "cli": 2, "discord": 1, "jsonl": 1, "telegram": 1}
+    assert body["participants"][0] in ({"name": "Alex", "sessions": 5}, {"name": "Atlas", "sessions": 5})
+    assert {"name": "Simon", "sessions": 1} in body["participants"]

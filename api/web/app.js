@@ -1,0 +1,998 @@
+// recall's page: search, a session's transcript with its memories, snapshots and recovery, and a
+// digest. One dependency-free module, no build step. Archive text only ever enters the page as
+// text nodes (el() below), never as markup; highlights are built from the API's offsets.
+
+// ---------------------------------------------------------------- text in two languages
+
+const STRINGS = {
+  en: {
+    "nav.home": "recall: search your conversations",
+    "nav.search": "Search",
+    "nav.digest": "Digest",
+    "search.placeholder": "What did I say before?  (press / to search)",
+    "search.label": "Search the archive",
+    "mode.label": "Search mode",
+    "mode.hybrid": "hybrid",
+    "mode.keyword": "keyword",
+    "mode.vector": "vector",
+    "filter.since": "From",
+    "filter.until": "To",
+    "filter.channel": "Channel",
+    "filter.participant": "Participant",
+    "filter.any": "any",
+    "filter.clear": "Clear filters",
+    "status.searching": "Searching…",
+    "status.loading": "Loading…",
+    "results.count.one": "1 session",
+    "results.count": "{n} sessions",
+    "results.more": "More results",
+    "results.none": "No match for “{q}”.",
+    "results.none.hint": "Nothing in the archive is close enough to these words or their meaning. Try other words, another mode, or wider dates.",
+    "results.none.filtered": "Search without filters",
+    "recent.title": "Recent sessions",
+    "recent.filtered": "Sessions matching the filters",
+    "recent.none": "No sessions here yet. Add some with `recall index PATH`.",
+    "recent.more": "More sessions",
+    "score": "score {score}",
+    "untitled": "(untitled)",
+    "role.user": "user",
+    "role.assistant": "assistant",
+    "role.system": "system",
+    "role.tool": "tool",
+    "role.summary": "summary",
+    "role.memory": "memory",
+    "session.back": "← Back to results",
+    "session.messages.one": "1 message",
+    "session.messages": "{n} messages",
+    "session.summary": "Summary",
+    "session.decisions": "Decisions",
+    "session.topics": "Topics",
+    "session.transcript": "Transcript",
+    "session.trimmed": "The messages of this session were dropped by the retention policy ({tier}); its summary and memories are kept.",
+    "memories.title": "Memories",
+    "memories.none": "No memories were extracted from this session.",
+    "memories.source": "Show the message",
+    "memtype.user": "About you",
+    "memtype.feedback": "Feedback",
+    "memtype.project": "Project",
+    "memtype.reference": "Reference",
+    "snapshots.title": "Snapshots",
+    "snapshots.none": "No snapshots yet.",
+    "snapshots.save": "Save a snapshot now",
+    "snapshots.items": "{i} intents, {f} facts, {t} tasks",
+    "recover.title": "Recover",
+    "recover.help": "Say what you want to pick up again; recall chooses the snapshot to resume from and how.",
+    "recover.placeholder": "e.g. review the Friday deploy trial",
+    "recover.run": "Choose a snapshot",
+    "recover.needsnap": "This session has no snapshot yet: save one first, then recovery can choose.",
+    "recover.selected": "Chosen snapshot",
+    "recover.confidence": "Confidence",
+    "recover.strategy": "Strategy",
+    "recover.reasons": "Reasons",
+    "recover.alternatives": "Alternatives",
+    "strategy.full_restore": "full restore",
+    "strategy.partial_restore": "partial restore",
+    "strategy.merge_current": "restore, then merge",
+    "strategy.summarize_only": "summary only",
+    "strategy.confirm_first": "confirm first",
+    "digest.title": "Digest",
+    "period.day": "Day",
+    "period.week": "Week",
+    "period.month": "Month",
+    "digest.date": "Date",
+    "digest.prev": "← Earlier",
+    "digest.next": "Later →",
+    "digest.range": "{start} – {end}: {sessions} sessions, {messages} messages",
+    "digest.topics": "Active topics",
+    "digest.tasks": "Open tasks",
+    "digest.activity": "Recent activity",
+    "digest.empty": "No sessions in this period.",
+    "digest.latest": "Go to the latest activity ({date})",
+    "digest.notasks": "No open tasks.",
+    "task.due": "due {date}",
+    "priority.critical": "critical",
+    "priority.high": "high",
+    "priority.medium": "medium",
+    "priority.low": "low",
+    "token.title": "This archive needs a token",
+    "token.help": "Enter the API token (RECALL_API_TOKEN). It is kept only in this tab and sent only to this server.",
+    "token.wrong": "That token was not accepted.",
+    "token.label": "Token",
+    "token.submit": "Unlock",
+    "token.needed": "a token is needed to read this archive",
+    "error": "Could not load: {detail}",
+    "keys.hint": "/ search · ↑ ↓ move · Enter open · Esc back",
+  },
+  "zh-CN": {
+    "nav.home": "recall：搜索你的对话",
+    "nav.search": "搜索",
+    "nav.digest": "摘要",
+    "search.placeholder": "我之前说过什么？（按 / 搜索）",
+    "search.label": "搜索存档",
+    "mode.label": "搜索方式",
+    "mode.hybrid": "混合",
+    "mode.keyword": "关键词",
+    "mode.vector": "语义",
+    "filter.since": "从",
+    "filter.until": "到",
+    "filter.channel": "渠道",
+    "filter.participant": "参与者",
+    "filter.any": "全部",
+    "filter.clear": "清除筛选",
+    "status.searching": "正在搜索…",
+    "status.loading": "正在加载…",
+    "results.count": "{n} 个会话",
+    "results.more": "更多结果",
+    "results.none": "没有找到与“{q}”相关的内容。",
+    "results.none.hint": "存档里没有与这些词或意思足够接近的内容。换个说法、换一种搜索方式，或放宽日期。",
+    "results.none.filtered": "去掉筛选再搜",
+    "recent.title": "最近的会话",
+    "recent.filtered": "符合筛选的会话",
+    "recent.none": "这里还没有会话。用 `recall index PATH` 导入。",
+    "recent.more": "更多会话",
+    "score": "得分 {score}",
+    "untitled": "（无标题）",
+    "role.user": "用户",
+    "role.assistant": "助手",
+    "role.system": "系统",
+    "role.tool": "工具",
+    "role.summary": "摘要",
+    "role.memory": "记忆",
+    "session.back": "← 返回结果",
+    "session.messages": "{n} 条消息",
+    "session.summary": "总结",
+    "session.decisions": "决定",
+    "session.topics": "话题",
+    "session.transcript": "对话记录",
+    "session.trimmed": "此会话的消息已按保留策略删除（{tier}），总结和记忆仍保留。",
+    "memories.title": "记忆",
+    "memories.none": "没有从此会话提取到记忆。",
+    "memories.source": "查看原消息",
+    "memtype.user": "关于你",
+    "memtype.feedback": "反馈",
+    "memtype.project": "项目",
+    "memtype.reference": "参考",
+    "snapshots.title": "快照",
+    "snapshots.none": "还没有快照。",
+    "snapshots.save": "现在保存快照",
+    "snapshots.items": "{i} 个意图，{f} 条事实，{t} 个任务",
+    "recover.title": "恢复",
+    "recover.help": "写下你想接着做的事，recall 会选出从哪个快照恢复、怎样恢复。",
+    "recover.placeholder": "例如：继续做发布前的检查",
+    "recover.run": "选择快照",
+    "recover.needsnap": "此会话还没有快照：先保存一个，恢复才能从中选择。",
+    "recover.selected": "选中的快照",
+    "recover.confidence": "置信度",
+    "recover.strategy": "策略",
+    "recover.reasons": "理由",
+    "recover.alternatives": "备选",
+    "strategy.full_restore": "完整恢复",
+    "strategy.partial_restore": "部分恢复",
+    "strategy.merge_current": "恢复后合并",
+    "strategy.summarize_only": "仅看摘要",
+    "strategy.confirm_first": "先确认",
+    "digest.title": "摘要",
+    "period.day": "日",
+    "period.week": "周",
+    "period.month": "月",
+    "digest.date": "日期",
+    "digest.prev": "← 更早",
+    "digest.next": "更晚 →",
+    "digest.range": "{start} 至 {end}：{sessions} 个会话，{messages} 条消息",
+    "digest.topics": "活跃话题",
+    "digest.tasks": "未完成的任务",
+    "digest.activity": "近期动态",
+    "digest.empty": "这段时间没有会话。",
+    "digest.latest": "跳到最近的动态（{date}）",
+    "digest.notasks": "没有未完成的任务。",
+    "task.due": "截止 {date}",
+    "priority.critical": "紧急",
+    "priority.high": "高",
+    "priority.medium": "中",
+    "priority.low": "低",
+    "token.title": "此存档需要令牌",
+    "token.help": "请输入 API 令牌（RECALL_API_TOKEN）。它只保存在当前标签页，只发送给本服务器。",
+    "token.wrong": "令牌不正确。",
+    "token.label": "令牌",
+    "token.submit": "解锁",
+    "token.needed": "需要令牌才能读取此存档",
+    "error": "加载失败：{detail}",
+    "keys.hint": "/ 搜索 · ↑ ↓ 移动 · Enter 打开 · Esc 返回",
+  },
+};
+
+const LANG = pickLanguage(navigator.languages?.length ? navigator.languages : [navigator.language]);
+
+function pickLanguage(wanted) {
+  for (const tag of wanted) {
+    const lower = String(tag || "").toLowerCase();
+    if (lower.startsWith("zh")) return "zh-CN";
+    if (lower.startsWith("en")) return "en";
+  }
+  return "en";
+}
+
+function t(key, vars = {}) {
+  const text = STRINGS[LANG][key] ?? STRINGS.en[key] ?? key;
+  return text.replace(/\{(\w+)\}/g, (_, name) => String(vars[name] ?? ""));
+}
+
+// "1 session" / "3 sessions": a ".one" form where the language has one
+function count(key, n) {
+  return n === 1 && STRINGS[LANG][`${key}.one`] ? t(`${key}.one`) : t(key, { n });
+}
+
+function translatePage() {
+  document.documentElement.lang = LANG;
+  for (const node of document.querySelectorAll("[data-i18n]")) node.textContent = t(node.dataset.i18n);
+  for (const node of document.querySelectorAll("[data-i18n-placeholder]")) node.placeholder = t(node.dataset.i18nPlaceholder);
+  for (const node of document.querySelectorAll("[data-i18n-aria]")) node.setAttribute("aria-label", t(node.dataset.i18nAria));
+  for (const node of document.querySelectorAll("[data-i18n-title]")) node.title = t(node.dataset.i18nTitle);
+}
+
+// ---------------------------------------------------------------- DOM without markup strings
+
+const $ = (selector) => document.querySelector(selector);
+
+// el("a", {href, class}, "text", child...): strings become text nodes, so nothing is parsed as HTML
+function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [name, value] of Object.entries(attrs)) {
+    if (value == null || value === false) continue;
+    if (name.startsWith("on")) node.addEventListener(name.slice(2), value);
+    else node.setAttribute(name, value === true ? "" : String(value));
+  }
+  for (const child of children.flat(Infinity)) {
+    if (child == null || child === false) continue;
+    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return node;
+}
+
+// replaceChildren that skips the false/null left by `cond && el(...)`
+function fill(node, ...children) {
+  node.replaceChildren(...children.flat(Infinity).filter((c) => c != null && c !== false));
+}
+
+// The snippet with <mark>s at the API's [start, end) offsets. The offsets count code points
+// (Python), not UTF-16 units, so the text is split with Array.from before slicing.
+function highlighted(text, ranges = []) {
+  const chars = Array.from(text);
+  const out = [];
+  let at = 0;
+  for (const [start, end] of [...ranges].sort((a, b) => a[0] - b[0])) {
+    if (start < at || end <= start || end > chars.length) continue;
+    if (start > at) out.push(chars.slice(at, start).join(""));
+    out.push(el("mark", {}, chars.slice(start, end).join("")));
+    at = end;
+  }
+  if (at < chars.length) out.push(chars.slice(at).join(""));
+  return out;
+}
+
+// The words the search highlighted, found again in a whole message (case-insensitive)
+function markTerms(text, terms) {
+  if (!terms.length) return [text];
+  const escaped = [...terms].sort((a, b) => b.length - a.length)
+    .map((term) => term.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
+  const pattern = new RegExp(escaped.join("|"), "giu");
+  const out = [];
+  let at = 0;
+  for (const match of text.matchAll(pattern)) {
+    if (!match[0]) continue;
+    if (match.index > at) out.push(text.slice(at, match.index));
+    out.push(el("mark", {}, match[0]));
+    at = match.index + match[0].length;
+  }
+  out.push(text.slice(at));
+  return out;
+}
+
+function termsOf(hits) {
+  const terms = new Set();
+  for (const hit of hits) {
+    const chars = Array.from(hit.snippet);
+    for (const [start, end] of hit.highlights || []) {
+      const term = chars.slice(start, end).join("").trim();
+      if (term) terms.add(term.toLowerCase());
+    }
+  }
+  return [...terms];
+}
+
+// "2026-03-22T21:20:23+08:00" -> "2026-03-22 21:20", in the time zone the message was written in
+function shortTime(value) {
+  if (!value) return "";
+  const match = /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2}))?/.exec(value);
+  return match ? [match[1], match[2]].filter(Boolean).join(" ") : value;
+}
+
+const fixed = (x, digits = 3) => (typeof x === "number" ? x.toFixed(digits) : String(x));
+
+function setStatus(text) {
+  $("#status").textContent = text || "";
+}
+
+// ---------------------------------------------------------------- the API, with the token
+
+const TOKEN_KEY = "recall.token";
+let tokenPrompt = null; // one prompt, shared by every request that waits for the token
+
+class ApiError extends Error {
+  constructor(status, detail) {
+    super(detail);
+    this.status = status;
+  }
+}
+
+async function api(path, { method = "GET", params, body } = {}) {
+  const url = new URL(path, location.origin);
+  for (const [name, value] of Object.entries(params || {})) {
+    if (value !== undefined && value !== null && value !== "") url.searchParams.set(name, value);
+  }
+  for (;;) {
+    const token = sessionStorage.getItem(TOKEN_KEY);
+    const headers = { Accept: "application/json" };
+    if (token) headers.Authorization = `Bearer ${token}`;
+    if (body !== undefined) headers["Content-Type"] = "application/json";
+    const response = await fetch(url, {
+      method, headers, body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    if (response.status === 401) {
+      // a token typed while this request was under way: just try again with it
+      if (sessionStorage.getItem(TOKEN_KEY) !== token) continue;
+      await askToken(Boolean(token));
+      continue;
+    }
+    const data = response.status === 204 ? null : await response.json().catch(() => null);
+    if (!response.ok) throw new ApiError(response.status, data?.detail || response.statusText);
+    return data;
+  }
+}
+
+function askToken(wrong) {
+  tokenPrompt ??= new Promise((resolve, reject) => {
+    const dialog = $("#token-dialog");
+    const input = $("#token-input");
+    const listening = new AbortController();
+    const finish = (ok) => {
+      listening.abort();
+      tokenPrompt = null;
+      if (ok) resolve();
+      else reject(new ApiError(401, t("token.needed")));
+    };
+    $("#token-error").hidden = !wrong;
+    input.value = "";
+    $("#token-form").addEventListener("submit", (event) => {
+      event.preventDefault();
+      const token = input.value.trim();
+      if (!token) return;
+      sessionStorage.setItem(TOKEN_KEY, token); // this tab only, gone when it closes
+      dialog.close();
+      finish(true);
+    }, { signal: listening.signal });
+    dialog.addEventListener("cancel", () => finish(false), { signal: listening.signal });
+    dialog.showModal();
+    input.focus();
+  });
+  return tokenPrompt;
+}
+
+function errorBox(error) {
+  return el("p", { class: "error", role: "alert" }, t("error", { detail: error.message }));
+}
+
+// ---------------------------------------------------------------- state in the URL
+
+const PAGE = 10;
+const MODES = ["hybrid", "keyword", "vector"];
+const PERIODS = ["day", "week", "month"];
+const FILTERS = ["since", "until", "channel", "participant"];
+
+function readState() {
+  const params = new URLSearchParams(location.search);
+  const get = (name) => params.get(name) || "";
+  const limit = Number.parseInt(get("limit"), 10);
+  return {
+    view: get("session") ? "session" : get("view") === "digest" ? "digest" : "search",
+    q: get("q"),
+    mode: MODES.includes(get("mode")) ? get("mode") : "hybrid",
+    since: get("since"), until: get("until"), channel: get("channel"), participant: get("participant"),
+    limit: Number.isFinite(limit) ? Math.min(Math.max(limit, PAGE), 500) : PAGE,
+    session: get("session"), msg: get("msg"),
+    period: PERIODS.includes(get("period")) ? get("period") : "week",
+    date: get("date"),
+  };
+}
+
+// Only what differs from the defaults goes into the URL, so links stay short and readable
+function urlFor(state) {
+  const params = new URLSearchParams();
+  const put = (name, value) => { if (value) params.set(name, value); };
+  if (state.view === "digest") {
+    params.set("view", "digest");
+    if (state.period !== "week") put("period", state.period);
+    put("date", state.date);
+  } else {
+    if (state.view === "session") put("session", state.session);
+    if (state.view === "session") put("msg", state.msg);
+    put("q", state.q);
+    if (state.mode !== "hybrid") put("mode", state.mode);
+    for (const name of FILTERS) put(name, state[name]);
+    if (state.view === "search" && state.limit > PAGE) put("limit", state.limit);
+  }
+  const query = params.toString();
+  return query ? `/?${query}` : "/";
+}
+
+function searchState(state) {
+  return { ...state, view: "search", session: "", msg: "" };
+}
+
+function navigate(state, { replace = false } = {}) {
+  const url = urlFor(state);
+  if (url !== location.pathname + location.search) {
+    history[replace ? "replaceState" : "pushState"](null, "", url);
+  }
+  render();
+}
+
+// ---------------------------------------------------------------- rendering
+
+function render() {
+  const state = readState();
+  syncControls(state);
+  for (const name of ["search", "session", "digest"]) $(`#view-${name}`).hidden = state.view !== name;
+  $("#filters").hidden = state.view !== "search";
+  $("#nav-search").toggleAttribute("aria-current", state.view !== "digest");
+  $("#nav-digest").toggleAttribute("aria-current", state.view === "digest");
+  setStatus("");
+  if (state.view === "session") return renderSession(state);
+  if (state.view === "digest") return renderDigest(state);
+  return renderSearch(state);
+}
+
+function syncControls(state) {
+  const q = $("#q");
+  if (document.activeElement !== q && q.value !== state.q) q.value = state.q;
+  for (const radio of document.querySelectorAll('input[name="mode"]')) radio.checked = radio.value === state.mode;
+  const filters = $("#filters");
+  for (const name of FILTERS) {
+    const field = filters.elements[name];
+    if (field.tagName === "SELECT" && state[name] && ![...field.options].some((o) => o.value === state[name])) {
+      field.append(el("option", { value: state[name] }, state[name])); // a value from a shared link
+    }
+    field.value = state[name];
+  }
+}
+
+let renderSeq = 0; // a view's answer that arrives after another render started is dropped
+let lastOpened = ""; // the session last opened from the results, focused again on the way back
+const searchCache = new Map(); // url -> answer: going back shows the results at once
+
+// -------- search
+
+async function renderSearch(state) {
+  const seq = ++renderSeq;
+  const view = $("#view-search");
+  if (!state.q.trim()) return renderRecent(state, view, seq);
+  const url = urlFor(state);
+  let body = searchCache.get(url);
+  if (!body) {
+    setStatus(t("status.searching"));
+    view.setAttribute("aria-busy", "true");
+    try {
+      body = await api("/v1/search", {
+        params: { q: state.q, mode: state.mode, since: state.since, until: state.until,
+                  channel: state.channel, participant: state.participant, limit: Math.min(state.limit, 100) },
+      });
+    } catch (error) {
+      if (seq === renderSeq) { setStatus(""); view.removeAttribute("aria-busy"); fill(view, errorBox(error)); }
+      return;
+    }
+    remember(url, body);
+  }
+  if (seq !== renderSeq) return;
+  setStatus("");
+  view.removeAttribute("aria-busy");
+  if (!body.results.length) return fill(view, noMatch(state));
+  const more = body.results.length >= state.limit && state.limit < 100;
+  fill(view,
+    el("p", { class: "count" }, count("results.count", body.results.length)),
+    el("ol", { class: "results" }, body.results.map((hit) => resultCard(hit, state))),
+    more && el("button", { class: "more", type: "button",
+                           onclick: () => navigate({ ...state, limit: state.limit + PAGE }, { replace: true }) },
+                t("results.more")),
+  );
+  refocus(view);
+}
+
+function remember(url, body) {
+  searchCache.set(url, body);
+  if (searchCache.size > 30) searchCache.delete(searchCache.keys().next().value);
+}
+
+function noMatch(state) {
+  const filtered = FILTERS.some((name) => state[name]);
+  return el("div", { class: "empty", id: "no-match" },
+    el("p", { class: "empty-title" }, t("results.none", { q: state.q })),
+    el("p", {}, t("results.none.hint")),
+    filtered && el("button", { type: "button",
+      onclick: () => navigate({ ...state, since: "", until: "", channel: "", participant: "" }) },
+    t("results.none.filtered")));
+}
+
+function scoreText(hit) {
+  const parts = Object.entries(hit.score_parts || {}).map(([name, value]) => `${name} ${fixed(value)}`);
+  return t("score", { score: fixed(hit.score, 4) }) + (parts.length ? ` (${parts.join(" · ")})` : "");
+}
+
+function sessionHref(state, sessionId, messageId) {
+  return urlFor({ ...state, view: "session", session: sessionId, msg: messageId || "" });
+}
+
+function resultCard(hit, state) {
+  const best = hit.messages[0];
+  const href = sessionHref(state, hit.session_id, best ? best.id || "summary" : "");
+  return el("li", { class: "result nav-item", tabindex: "0", "data-href": href, "data-session": hit.session_id,
+                    title: scoreText(hit) },
+    el("div", { class: "meta" },
+      el("time", { datetime: hit.date }, hit.date),
+      hit.channel && el("span", { class: "channel" }, hit.channel),
+      el("span", { class: "score" }, scoreText(hit))),
+    el("a", { class: "title", href, tabindex: "-1" }, hit.title || t("untitled")),
+    el("ul", { class: "hits" }, hit.messages.map((message) =>
+      el("li", {},
+        el("a", { class: "hit-link", tabindex: "-1", title: t("score", { score: fixed(message.score, 4) }),
+                  href: sessionHref(state, hit.session_id, message.id || "summary") },
+          el("span", { class: `role role-${message.role}` }, roleName(message)),
+          el("span", { class: "snippet" }, highlighted(message.snippet, message.highlights)),
+          message.time && el("time", { datetime: message.time }, shortTime(message.time)))))));
+}
+
+function roleName(message) {
+  if (message.role === "memory" && message.memory_type) return t(`memtype.${message.memory_type}`);
+  return STRINGS.en[`role.${message.role}`] ? t(`role.${message.role}`) : message.role;
+}
+
+// Without a query: the newest sessions (matching the filters), to browse by date or channel
+async function renderRecent(state, view, seq) {
+  let body;
+  try {
+    body = await api("/v1/sessions", { params: { since: state.since, until: state.until,
+      channel: state.channel, participant: state.participant, limit: state.limit } });
+  } catch (error) {
+    if (seq === renderSeq) fill(view, errorBox(error));
+    return;
+  }
+  if (seq !== renderSeq) return;
+  const filtered = FILTERS.some((name) => state[name]);
+  if (!body.sessions.length) return fill(view, el("p", { class: "empty" }, t("recent.none")));
+  fill(view,
+    el("h2", {}, filtered ? t("recent.filtered") : t("recent.title"),
+      el("span", { class: "count" }, ` · ${count("results.count", body.total)}`)),
+    el("ol", { class: "results" }, body.sessions.map((s) => {
+      const href = sessionHref(state, s.session_id, "");
+      return el("li", { class: "result nav-item", tabindex: "0", "data-href": href, "data-session": s.session_id },
+        el("div", { class: "meta" }, el("time", { datetime: s.date }, s.date),
+          s.channel && el("span", { class: "channel" }, s.channel),
+          el("span", {}, count("session.messages", s.message_count))),
+        el("a", { class: "title", href, tabindex: "-1" }, s.title || s.summary || s.topics.join(" · ") || s.session_id),
+        s.topics.length > 0 && el("p", { class: "topics" }, s.topics.map((topic) => el("span", { class: "chip" }, topic))));
+    })),
+    body.total > body.sessions.length && el("button", { class: "more", type: "button",
+      onclick: () => navigate({ ...state, limit: state.limit + 20 }, { replace: true }) }, t("recent.more")),
+  );
+  refocus(view);
+}
+
+// back from a session: put the keyboard where it was
+function refocus(view) {
+  const active = document.activeElement;
+  // leave the focus alone if the user has put it somewhere still on screen
+  if (!lastOpened || (active && active !== document.body && !active.closest("[hidden]"))) return;
+  const card = [...view.querySelectorAll(".nav-item")].find((node) => node.dataset.session === lastOpened);
+  card?.focus();
+}
+
+// -------- session
+
+async function renderSession(state) {
+  const seq = ++renderSeq;
+  const view = $("#view-session");
+  const id = state.session;
+  lastOpened = id;
+  setStatus(t("status.loading"));
+  let record;
+  let hits = [];
+  try {
+    const matching = state.q.trim()
+      ? api("/v1/search", { params: { q: state.q, mode: state.mode, session: id, limit: 1 } })
+        .catch(() => null) // only for marking words: the transcript shows without it
+      : null;
+    record = await api(`/v1/sessions/${encodeURIComponent(id)}`);
+    hits = (await matching)?.results?.[0]?.messages || [];
+  } catch (error) {
+    if (seq === renderSeq) { setStatus(""); fill(view, backLink(state), errorBox(error)); }
+    return;
+  }
+  if (seq !== renderSeq) return;
+  setStatus("");
+  const terms = termsOf(hits);
+  const hitIds = new Set(hits.map((hit) => hit.id || "summary"));
+  const side = el("aside", { class: "side" });
+  fill(view, backLink(state),
+    el("div", { class: "session" }, el("article", { class: "transcript" },
+      sessionHeader(record, state, terms, hitIds), transcript(record, state, terms, hitIds)), side));
+  document.title = `${record.date} · ${record.title || record.summary || id} · recall`.slice(0, 120);
+  const current = view.querySelector(".current");
+  if (current) {
+    current.scrollIntoView({ block: "center" });
+    current.focus({ preventScroll: true });
+  } else {
+    window.scrollTo(0, 0);
+  }
+  fillSide(side, record, seq);
+}
+
+function backLink(state) {
+  return el("a", { class: "back", href: urlFor(searchState(state)) }, t("session.back"));
+}
+
+function sessionHeader(record, state, terms, hitIds) {
+  const summaryHit = hitIds.has("summary");
+  const summary = record.summary || "";
+  const summaryClass = ["summary", summaryHit && "hit", state.msg === "summary" && "current"].filter(Boolean).join(" ");
+  return el("header", { class: "session-head" },
+    el("h1", {}, record.title || summary.split(/[。.!?！？\n]/)[0] || record.sessionId),
+    el("p", { class: "meta" },
+      el("time", { datetime: record.date }, record.date),
+      record.channel && el("span", { class: "channel" }, record.channel),
+      (record.participants || []).length > 0 && el("span", {}, record.participants.join(", ")),
+      el("span", {}, count("session.messages", (record.messages || []).length))),
+    (record.topics || []).length > 0 && el("p", { class: "topics", "aria-label": t("session.topics") },
+      record.topics.map((topic) => el("span", { class: "chip" }, topic))),
+    summary && el("section", { class: summaryClass, tabindex: "-1", "data-id": "summary" },
+      el("h2", {}, t("session.summary")), el("p", {}, summaryHit ? markTerms(summary, terms) : summary)),
+    (record.decisions || []).length > 0 && el("section", { class: "decisions" },
+      el("h2", {}, t("session.decisions")),
+      el("ul", {}, record.decisions.map((d) => el("li", {}, typeof d === "string" ? d : d.text,
+        d.context && el("span", { class: "muted" }, ` (${d.context})`))))),
+    record.retention && el("p", { class: "note" }, t("session.trimmed", { tier: record.retention.tier || "" })));
+}
+
+function transcript(record, state, terms, hitIds) {
+  const messages = record.messages || [];
+  return el("section", {},
+    el("h2", {}, t("session.transcript")),
+    el("ol", { class: "messages" }, messages.map((message) => {
+      const hit = hitIds.has(message.id);
+      const classes = ["message", `role-${message.role}`, hit && "hit", message.id === state.msg && "current"];
+      const text = typeof message.content === "string" ? message.content : JSON.stringify(message.content);
+      return el("li", { class: classes.filter(Boolean).join(" "), "data-id": message.id, tabindex: "-1" },
+        el("div", { class: "message-head" },
+          el("span", { class: `role role-${message.role}` }, roleName(message)),
+          message.name && el("span", { class: "muted" }, message.name),
+          message.time && el("time", { datetime: message.time, title: message.time }, shortTime(message.time))),
+        el("div", { class: "content" }, hit ? markTerms(text, terms) : text));
+    })));
+}
+
+function showMessage(id) {
+  const node = [...document.querySelectorAll("#view-session .message")].find((m) => m.dataset.id === id);
+  if (!node) return;
+  for (const old of document.querySelectorAll("#view-session .current")) old.classList.remove("current");
+  node.classList.add("current");
+  node.scrollIntoView({ block: "center", behavior: "smooth" });
+  node.focus({ preventScroll: true });
+  const state = readState();
+  history.replaceState(null, "", urlFor({ ...state, msg: id }));
+}
+
+function fillSide(side, record, seq) {
+  const id = record.sessionId;
+  const memories = el("section", { class: "panel", id: "memories" }, el("h2", {}, t("memories.title")));
+  const snapshots = el("section", { class: "panel", id: "snapshots" }, el("h2", {}, t("snapshots.title")));
+  fill(side, recoverPanel(id), snapshots, memories);
+  loadMemories(memories, id, seq);
+  loadSnapshots(snapshots, id, seq);
+}
+
+const MEMORY_TYPES = ["user", "feedback", "project", "reference"];
+
+async function loadMemories(panel, id, seq) {
+  let body;
+  try {
+    body = await api(`/v1/sessions/${encodeURIComponent(id)}/memories`, { method: "POST", body: {} });
+  } catch (error) {
+    if (seq === renderSeq) panel.append(errorBox(error));
+    return;
+  }
+  if (seq !== renderSeq) return;
+  if (!body.memories.length) return panel.append(el("p", { class: "muted" }, t("memories.none")));
+  for (const type of MEMORY_TYPES) {
+    const ofType = body.memories.filter((m) => m.type === type);
+    if (!ofType.length) continue;
+    panel.append(el("h3", {}, t(`memtype.${type}`)), el("ul", { class: "memories" }, ofType.map((m) =>
+      el("li", { title: `${m.kind || m.type} · ${fixed(m.confidence, 2)}` }, m.text,
+        m.due_date && el("span", { class: "muted" }, ` · ${t("task.due", { date: m.due_date })}`),
+        m.source_message_ids.length > 0 && el("button", { type: "button", class: "link",
+          "aria-label": t("memories.source"), title: t("memories.source"),
+          onclick: () => showMessage(m.source_message_ids[0]) }, "↗")))));
+  }
+}
+
+async function loadSnapshots(panel, id, seq) {
+  let body;
+  try {
+    body = await api(`/v1/sessions/${encodeURIComponent(id)}/snapshots`);
+  } catch (error) {
+    if (seq === renderSeq) panel.append(errorBox(error));
+    return;
+  }
+  if (seq !== renderSeq) return;
+  const list = body.snapshots.length
+    ? el("ol", { class: "snapshots" }, [...body.snapshots].reverse().map((s) =>
+      el("li", { "data-id": s.id, title: s.id }, el("time", { datetime: s.createdAt }, shortTime(s.createdAt)),
+        " ", s.description,
+        el("span", { class: "muted" }, ` · ${t("snapshots.items", { i: s.intents.length, f: s.facts.length, t: s.tasks.length })}`))))
+    : el("p", { class: "muted" }, t("snapshots.none"));
+  const save = el("button", { type: "button", id: "save-snapshot", onclick: async () => {
+    save.disabled = true;
+    try {
+      await api(`/v1/sessions/${encodeURIComponent(id)}/snapshots`, { method: "POST" });
+    } catch (error) {
+      panel.append(errorBox(error));
+      save.disabled = false;
+      return;
+    }
+    fill(panel, panel.firstElementChild);
+    loadSnapshots(panel, id, renderSeq);
+  } }, t("snapshots.save"));
+  panel.append(list, save);
+}
+
+function recoverPanel(id) {
+  const context = el("textarea", { id: "recover-context", rows: "3", placeholder: t("recover.placeholder"),
+                                   "aria-label": t("recover.title") });
+  const result = el("div", { id: "recover-result", "aria-live": "polite" });
+  const form = el("form", { class: "recover", onsubmit: async (event) => {
+    event.preventDefault();
+    const button = form.querySelector("button");
+    button.disabled = true;
+    fill(result, el("p", { class: "muted" }, t("status.loading")));
+    try {
+      const decision = await api("/v1/recovery", { method: "POST",
+        body: { session_id: id, context: context.value.trim() || null } });
+      fill(result, decisionView(decision));
+    } catch (error) {
+      fill(result, error.status === 404
+        ? el("p", { class: "note", id: "recover-needs-snapshot" }, t("recover.needsnap"))
+        : errorBox(error));
+    } finally {
+      button.disabled = false;
+    }
+  } }, el("p", { class: "muted" }, t("recover.help")), context,
+  el("button", { type: "submit" }, t("recover.run")));
+  // Ctrl/Cmd+Enter runs it from the text box
+  context.addEventListener("keydown", (event) => {
+    if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) form.requestSubmit();
+  });
+  return el("section", { class: "panel", id: "recover" }, el("h2", {}, t("recover.title")), form, result);
+}
+
+function decisionView(decision) {
+  const snap = decision.selected_snapshot;
+  const row = (label, ...value) => [el("dt", {}, label), el("dd", {}, ...value)];
+  return el("div", { class: "decision" },
+    el("dl", {},
+      row(t("recover.strategy"), el("strong", { class: `strategy strategy-${decision.strategy}`, "data-strategy": decision.strategy },
+        t(`strategy.${decision.strategy}`))),
+      row(t("recover.confidence"), el("span", { class: "confidence" }, `${Math.round(decision.confidence * 100)}%`)),
+      row(t("recover.selected"), el("span", { class: "selected", title: snap.id }, shortTime(snap.createdAt), " ",
+        snap.description))),
+    el("h3", {}, t("recover.reasons")),
+    el("ul", { class: "reasons" }, decision.reasons.map((reason) => el("li", {}, reason))),
+    decision.alternatives.length > 0 && [
+      el("h3", {}, t("recover.alternatives")),
+      el("ul", { class: "alternatives" }, decision.alternatives.map((a) =>
+        el("li", { title: a.snapshot_id }, shortTime(a.created_at), ` · ${fixed(a.score, 2)} · `, a.reason)))]);
+}
+
+// -------- digest
+
+function today() {
+  const now = new Date();
+  return new Date(now.getTime() - now.getTimezoneOffset() * 60000).toISOString().slice(0, 10);
+}
+
+function shiftDate(day, period, step) {
+  const d = new Date(`${day}T00:00:00Z`);
+  if (period === "day") d.setUTCDate(d.getUTCDate() + step);
+  else if (period === "week") d.setUTCDate(d.getUTCDate() + 7 * step);
+  else d.setUTCMonth(d.getUTCMonth() + step, 1);
+  return d.toISOString().slice(0, 10);
+}
+
+async function renderDigest(state) {
+  const seq = ++renderSeq;
+  const view = $("#view-digest");
+  const day = /^\d{4}-\d{2}-\d{2}$/.test(state.date) ? state.date : today();
+  const go = (changes) => navigate({ ...state, ...changes });
+  const controls = el("div", { class: "digest-controls" },
+    el("div", { class: "modes", role: "radiogroup" }, PERIODS.map((period) =>
+      el("label", {}, el("input", { type: "radio", name: "period", value: period, checked: period === state.period,
+        onchange: () => go({ period }) }), el("span", {}, t(`period.${period}`))))),
+    el("button", { type: "button", onclick: () => go({ date: shiftDate(day, state.period, -1) }) }, t("digest.prev")),
+    el("input", { type: "date", value: day, "aria-label": t("digest.date"),
+      onchange: (event) => event.target.value && go({ date: event.target.value }) }),
+    el("button", { type: "button", onclick: () => go({ date: shiftDate(day, state.period, 1) }) }, t("digest.next")));
+  fill(view, el("h1", {}, t("digest.title")), controls);
+  setStatus(t("status.loading"));
+  let digest;
+  try {
+    digest = await api("/v1/digest", { params: { period: state.period, date: day } });
+  } catch (error) {
+    if (seq === renderSeq) { setStatus(""); view.append(errorBox(error)); }
+    return;
+  }
+  if (seq !== renderSeq) return;
+  setStatus("");
+  view.append(el("p", { class: "count" }, t("digest.range", digest)));
+  if (!digest.sessions) {
+    const empty = el("div", { class: "empty" }, el("p", {}, t("digest.empty")));
+    view.append(empty);
+    const facets = await loadFacets();
+    if (seq === renderSeq && facets?.last_date) {
+      empty.append(el("a", { href: urlFor({ ...state, date: facets.last_date }) },
+        t("digest.latest", { date: facets.last_date })));
+    }
+    return;
+  }
+  const searchFor = (text) => urlFor({ ...readState(), view: "search", q: text, mode: "hybrid",
+    since: digest.start, until: digest.end, channel: "", participant: "", limit: PAGE });
+  view.append(el("div", { class: "digest" },
+    el("section", { class: "panel", id: "digest-topics" }, el("h2", {}, t("digest.topics")),
+      el("p", { class: "topics" }, digest.topics.map((topic) =>
+        el("a", { class: "chip", href: searchFor(topic.topic) }, topic.topic,
+          el("span", { class: "muted" }, ` ${topic.sessions}`))))),
+    el("section", { class: "panel", id: "digest-tasks" }, el("h2", {}, t("digest.tasks")),
+      digest.open_tasks.length
+        ? el("ul", {}, digest.open_tasks.map((task) => el("li", {},
+          el("a", { href: urlFor({ view: "session", session: task.session_id, msg: task.source_message_ids[0] || "",
+            q: "", mode: "hybrid", since: "", until: "", channel: "", participant: "" }) }, task.text),
+          task.priority && el("span", { class: `chip priority-${task.priority}` }, t(`priority.${task.priority}`)),
+          task.due_date && el("span", { class: "muted" }, ` ${t("task.due", { date: task.due_date })}`))))
+        : el("p", { class: "muted" }, t("digest.notasks"))),
+    el("section", { class: "panel", id: "digest-activity" }, el("h2", {}, t("digest.activity")),
+      el("ol", { class: "activity" }, digest.activity.map((line) => {
+        const href = urlFor({ view: "search", q: "", mode: "hybrid", since: line.date, until: line.date,
+          channel: "", participant: "", limit: PAGE });
+        return el("li", { class: "nav-item", tabindex: "0", "data-href": href },
+          el("time", { datetime: line.date }, line.date), " ",
+          el("span", { class: "muted" }, `(${line.sessions}) `), line.line);
+      })))));
+}
+
+// -------- filter values
+
+let facetsPromise = null;
+
+function loadFacets() {
+  facetsPromise ??= api("/v1/facets").catch(() => { facetsPromise = null; return null; });
+  return facetsPromise;
+}
+
+async function fillFilters() {
+  const facets = await loadFacets();
+  if (!facets) return;
+  const form = $("#filters");
+  for (const [name, values] of [["channel", facets.channels], ["participant", facets.participants]]) {
+    const select = form.elements[name];
+    const chosen = select.value;
+    fill(select, el("option", { value: "" }, t("filter.any")),
+      ...values.map((v) => el("option", { value: v.name }, `${v.name} (${v.sessions})`)));
+    if (chosen && !values.some((v) => v.name === chosen)) select.append(el("option", { value: chosen }, chosen));
+    select.value = chosen;
+  }
+  for (const name of ["since", "until"]) {
+    form.elements[name].min = facets.first_date || "";
+    form.elements[name].max = facets.last_date || "";
+  }
+}
+
+// ---------------------------------------------------------------- wiring
+
+function open(href) {
+  history.pushState(null, "", href);
+  render();
+}
+
+function wire() {
+  const q = $("#q");
+  let typing = 0;
+  // search as you type, after a short pause; the URL follows without a history entry per key
+  const searchSoon = () => {
+    clearTimeout(typing);
+    typing = setTimeout(() => {
+      const state = readState();
+      navigate({ ...searchState(state), q: q.value, limit: PAGE }, { replace: state.view === "search" });
+    }, 250);
+  };
+  // while an input method is composing (pinyin), the text is not the query yet
+  q.addEventListener("input", (event) => { if (!event.isComposing) searchSoon(); });
+  q.addEventListener("compositionend", searchSoon);
+  $("#search-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    clearTimeout(typing);
+    const state = readState();
+    navigate({ ...searchState(state), q: q.value, limit: PAGE });
+  });
+  for (const radio of document.querySelectorAll('input[name="mode"]')) {
+    radio.addEventListener("change", () => navigate({ ...searchState(readState()), q: q.value, mode: radio.value, limit: PAGE }));
+  }
+  const filters = $("#filters");
+  filters.addEventListener("change", () => {
+    const values = Object.fromEntries(FILTERS.map((name) => [name, filters.elements[name].value]));
+    navigate({ ...searchState(readState()), q: q.value, ...values, limit: PAGE });
+  });
+  $("#clear-filters").addEventListener("click", () =>
+    navigate({ ...searchState(readState()), q: q.value, since: "", until: "", channel: "", participant: "", limit: PAGE }));
+
+  // links inside the page change the view without reloading it
+  document.addEventListener("click", (event) => {
+    if (event.defaultPrevented || event.button !== 0 || event.ctrlKey || event.metaKey || event.shiftKey || event.altKey) return;
+    const link = event.target.closest("a[href]");
+    if (link && link.origin === location.origin && link.pathname === "/") {
+      event.preventDefault();
+      return open(link.getAttribute("href"));
+    }
+    const item = event.target.closest(".nav-item[data-href]");
+    if (item && !event.target.closest("a, button, input")) open(item.dataset.href);
+  });
+  document.addEventListener("keydown", onKey);
+  window.addEventListener("popstate", render);
+}
+
+function onKey(event) {
+  if ($("#token-dialog").open || event.ctrlKey || event.metaKey || event.altKey) return;
+  const target = event.target;
+  const typing = target.closest?.("input, textarea, select, [contenteditable]");
+  const q = $("#q");
+  if (event.key === "/" && !typing) {
+    event.preventDefault();
+    q.focus();
+    q.select();
+    return;
+  }
+  const state = readState();
+  if (event.key === "Escape") {
+    if (state.view === "session" && (!typing || target === q)) navigate(searchState(state));
+    else if (target === q) q.blur();
+    return;
+  }
+  const item = target.closest?.(".nav-item");
+  if (event.key === "Enter" && item?.dataset.href && target === item) {
+    event.preventDefault();
+    open(item.dataset.href);
+    return;
+  }
+  if (event.key !== "ArrowDown" && event.key !== "ArrowUp") return;
+  if (!(target === q || item)) return; // elsewhere the arrows scroll, as usual
+  const view = $(`#view-${state.view}`);
+  const items = [...view.querySelectorAll(".nav-item")];
+  if (!items.length) return;
+  event.preventDefault();
+  const at = item ? items.indexOf(item) : -1;
+  const next = event.key === "ArrowDown" ? Math.min(at + 1, items.length - 1) : at - 1;
+  if (next < 0) q.focus();
+  else {
+    items[next].focus();
+    items[next].scrollIntoView({ block: "nearest" });
+  }
+}
+
+translatePage();
+wire();
+render();
+fillFilters();

@@ -1,0 +1,79 @@
+"""The search page's files as served (no browser here: tests/test_web.py drives one)."""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+import tomllib
+from pathlib import Path
+
+import pytest
+from litestar.testing import TestClient
+
+from api import RecallService, Settings
+from api.app import create_app
+from api.page import WEB
+from indexer import HashEmbedder
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def locked_client(built_home: Path):
+    service = RecallService(Settings(home=built_home, embedder="hash", api_token="page-token"),
+                            embedder=HashEmbedder())
+    with TestClient(create_app(service.settings, service)) as c:
+        yield c
+
+
+def test_page_and_assets_need_no_token_but_data_does(locked_client: TestClient) -> None:
+    page = locked_client.get("/")
+    assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
+    assert '<script type="module" src="/static/app.js">' in page.text
+    csp = page.headers["content-security-policy"]
+    assert "default-src 'none'" in csp and "script-src 'self'" in csp and "connect-src 'self'" in csp
+    for path, kind in (("/static/app.js", "text/javascript"), ("/static/app.css", "text/css"),
+                       ("/static/icon.svg", "image/svg+xml")):
+        asset = locked_client.get(path)
+        assert asset.status_code == 200 and asset.headers["content-type"].startswith(kind), path
+    assert locked_client.get("/static/nothing.js").status_code == 404
+    assert locked_client.get("/v1/search", params={"q": "升级"}).status_code == 401
+    assert locked_client.get("/v1/facets").status_code == 401
+    assert "/" not in locked_client.get("/schema/openapi.json").json()["paths"]  # not an API route
+
+
+def test_page_loads_nothing_from_elsewhere() -> None:
+    for path in WEB.iterdir():
+        # an XML namespace (the icon's xmlns) is a name, not something fetched
+        text = re.sub(r'xmlns="[^"]*"', "", path.read_text("utf-8"))
+        urls = re.findall(r"(?:https?:)?//[\w.-]+\.\w+", text)
+        assert not urls, (path.name, urls)
+        assert "@import" not in text and "@font-face" not in text, path.name
+
+
+def test_archive_text_never_becomes_markup() -> None:
+    script = (WEB / "app.js").read_text("utf-8")
+    for sink in ("innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "eval(",
+                 "new Function"):
+        assert sink not in script, sink
+
+
+def test_every_page_file_ships_in_the_package() -> None:
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))
+    patterns = config["tool"]["setuptools"]["package-data"]["api"]
+    for path in WEB.iterdir():
+        name = f"web/{path.name}"
+        assert any(fnmatch.fnmatch(name, p) for p in patterns), f"{name} is not in package-data"
+
+
+def test_both_languages_have_every_string() -> None:
+    script = (WEB / "app.js").read_text("utf-8")
+    tables = re.split(r'^  "zh-CN": \{$', script, flags=re.MULTILINE)
+    assert len(tables) == 2
+    english = set(re.findall(r'^    "([\w.]+)":', tables[0], flags=re.MULTILINE))
+    chinese = set(re.findall(r'^    "([\w.]+)":', tables[1].split("\n};")[0], flags=re.MULTILINE))
+    # ".one" forms exist only where a language has a singular
+    assert {k for k in english if not k.endswith(".one")} == chinese
+    used = set(re.findall(r'\bt\("([\w.]+)"', script)) | set(re.findall(r'data-i18n[\w-]*="([\w.]+)"',
+                                                                           (WEB / "index.html").read_text("utf-8")))
+    assert used <= english, used - english

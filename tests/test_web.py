@@ -1,0 +1,324 @@
+"""The search page in a real browser: Debian's headless Chromium, driven by Playwright, against
+`recall serve` over the sample archive in examples/ (hash embedder). Screenshots go to
+test-artifacts/web/.
+
+Without /usr/bin/chromium these tests skip, unless RECALL_REQUIRE_BROWSER is set (CI sets it),
+in which case a missing browser fails them."""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+
+from .conftest import make_service
+from .test_api import _serve
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLES = ROOT / "examples" / "sessions"
+ARTIFACTS = ROOT / "test-artifacts" / "web"
+CHROMIUM = Path("/usr/bin/chromium")
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+TOKEN = "web-test-token"
+FRIDAY = "5973cc90-8e43-4d93-af48-24614faebc52"  # "Friday deploys allowed (trial)", 2026-03-06
+UPGRADE = "063fbb6a-7c1c-4326-b4de-bb73c5b807f8"  # OpenClaw 升级, 2026-03-22
+# read at import: conftest clears RECALL_* variables around each test
+REQUIRED = bool(os.environ.get("RECALL_REQUIRE_BROWSER"))
+
+pytestmark = pytest.mark.browser
+if not CHROMIUM.exists() and not REQUIRED:
+    pytestmark = [pytest.mark.browser, pytest.mark.skip(
+        reason=f"{CHROMIUM} is missing (apt-get install chromium; set RECALL_REQUIRE_BROWSER=1 to fail instead)")]
+
+if REQUIRED:
+    from playwright.sync_api import Browser, Page, expect, sync_playwright
+else:
+    sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
+    Browser, Page, expect, sync_playwright = (sync_api.Browser, sync_api.Page, sync_api.expect,
+                                              sync_api.sync_playwright)
+
+expect.set_options(timeout=15_000)
+
+
+@pytest.fixture(scope="module")
+def archive(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    home = tmp_path_factory.mktemp("web-home")
+    report = make_service(home).index([EXAMPLES])
+    assert report.indexed == 14 and not report.rejected
+    return home
+
+
+def _server(home: Path, env: dict | None = None) -> Iterator[str]:
+    proc, base = _serve(home, env=env)
+    try:
+        yield base
+    finally:
+        proc.terminate()
+        proc.communicate(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def server(archive: Path) -> Iterator[str]:
+    yield from _server(archive)
+
+
+@pytest.fixture(scope="module")
+def locked_server(archive: Path) -> Iterator[str]:
+    yield from _server(archive, {"RECALL_API_TOKEN": TOKEN})
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    if not CHROMIUM.exists():
+        pytest.fail(f"RECALL_REQUIRE_BROWSER is set but {CHROMIUM} is missing")
+    with sync_playwright() as p:
+        # Debian's Chromium, never a downloaded one; Playwright gives it a fresh profile directory
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=FLAGS, headless=True, timeout=60_000)
+        yield browser
+        browser.close()
+
+
+class Tab:
+    """A page in a fresh browser context, with every request and script error it saw."""
+
+    def __init__(self, browser: Browser, base: str, locale: str) -> None:
+        self.base = base
+        self.context = browser.new_context(locale=locale, viewport={"width": 1200, "height": 800})
+        self.page: Page = self.context.new_page()
+        self.page.set_default_timeout(15_000)
+        self.requests: list[str] = []
+        self.errors: list[str] = []
+        self.page.on("request", lambda r: self.requests.append(r.url))
+        self.page.on("pageerror", lambda e: self.errors.append(str(e)))
+
+    def open(self, path: str = "/") -> Page:
+        self.page.goto(self.base + path)
+        return self.page
+
+    def shot(self, name: str) -> None:
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        self.page.screenshot(path=ARTIFACTS / f"{name}.png")
+
+    def close(self) -> None:
+        self.context.close()
+        # offline: every request went to recall itself (no CDN, font or script from elsewhere)
+        assert self.requests and all(u.startswith(self.base + "/") for u in self.requests), self.requests
+        assert not self.errors, self.errors
+
+
+@pytest.fixture
+def tab(browser: Browser, server: str) -> Iterator[Tab]:
+    t = Tab(browser, server, "en-US")
+    yield t
+    t.close()
+
+
+@pytest.fixture
+def zh_tab(browser: Browser, server: str) -> Iterator[Tab]:
+    t = Tab(browser, server, "zh-CN")
+    yield t
+    t.close()
+
+
+def _query(page: Page) -> dict[str, list[str]]:
+    return parse_qs(urlsplit(page.url).query)
+
+
+def test_search_as_you_type_in_english(tab: Tab) -> None:
+    page = tab.open()
+    expect(page.locator("#q")).to_have_attribute("placeholder", re.compile("What did I say before"))
+    page.keyboard.press("/")
+    expect(page.locator("#q")).to_be_focused()
+    page.keyboard.type("Friday deploys")  # no Enter: the search runs after a short pause
+    first = page.locator(".result").first
+    expect(first).to_have_attribute("data-session", FRIDAY)
+    expect(first.locator("mark").filter(has_text=re.compile(r"^Friday$")).first).to_be_visible()
+    expect(page).to_have_url(re.compile(r"[?&]q=Friday(\+|%20)deploys"))
+    first.hover()
+    expect(first.locator(".score")).to_be_visible()
+    expect(first.locator(".score")).to_contain_text("score 0.")
+    tab.shot("search-en")
+
+
+def test_highlights_after_an_emoji_fall_on_the_word(tab: Tab) -> None:
+    # the API counts code points; JavaScript strings count UTF-16 units, two per emoji
+    page = tab.open("/?q=Arashiyama+bamboo&mode=keyword")
+    snippet = page.locator(".result").first.locator(".snippet").first
+    expect(snippet).to_contain_text("🎋")
+    expect(snippet.locator("mark")).to_have_text(["Arashiyama", "bamboo"])
+
+
+def test_search_in_chinese(zh_tab: Tab) -> None:
+    page = zh_tab.open()
+    expect(page.locator("html")).to_have_attribute("lang", "zh-CN")
+    expect(page.locator("#q")).to_have_attribute("placeholder", re.compile("我之前说过什么"))
+    expect(page.locator("#nav-digest")).to_have_text("摘要")
+    page.locator("#q").fill("升级")
+    page.keyboard.press("Enter")
+    first = page.locator(".result").first
+    expect(first).to_have_attribute("data-session", UPGRADE)
+    expect(first.locator("mark").first).to_have_text("升级")
+    expect(page.locator(".count")).to_have_text(re.compile(r"\d+ 个会话"))
+    expect(first.locator(".role").first).to_have_text(re.compile("助手|用户|摘要"))
+    zh_tab.shot("search-zh")
+
+
+def test_open_a_session_at_the_matched_message(tab: Tab) -> None:
+    page = tab.open("/?q=Friday+deploys")
+    link = page.locator(f'.result[data-session="{FRIDAY}"] a.hit-link:has(.role-assistant)').first
+    message_id = _query_of(link.get_attribute("href"))["msg"][0]
+    link.click()
+    current = page.locator("#view-session .message.current")
+    expect(current).to_have_attribute("data-id", message_id)
+    expect(current).to_be_in_viewport()
+    expect(current.locator("mark").first).to_be_visible()
+    expect(page.locator(".message")).to_have_count(10)
+    expect(page.locator(".message .role").first).to_have_text("user")
+    expect(page.locator(".message time").first).to_have_text("2026-03-06 11:00")
+    expect(page.locator("#memories h3", has_text="Feedback")).to_be_visible()
+    expect(page.locator("#memories li", has_text="no headings bigger than h3")).to_be_visible()
+    expect(page.locator("#snapshots")).to_contain_text("No snapshots yet.")
+    tab.shot("session")
+    page.keyboard.press("Escape")  # back to the same results
+    expect(page.locator(f'.result[data-session="{FRIDAY}"]')).to_be_visible()
+    assert _query(page)["q"] == ["Friday deploys"] and "session" not in _query(page)
+
+
+def _query_of(href: str | None) -> dict[str, list[str]]:
+    assert href
+    return parse_qs(urlsplit(href).query)
+
+
+def test_recovery_for_a_typed_context(tab: Tab) -> None:
+    page = tab.open(f"/?session={UPGRADE}")
+    context = page.locator("#recover-context")
+    context.fill("继续整理记忆系统，把 MEMORY.md 的旧决定标记 superseded")
+    page.get_by_role("button", name="Choose a snapshot").click()
+    expect(page.locator("#recover-needs-snapshot")).to_be_visible()  # honest: nothing to choose yet
+    page.locator("#save-snapshot").click()
+    saved = page.locator("#snapshots li")
+    expect(saved).to_have_count(1)
+    snapshot_id = saved.first.get_attribute("data-id")
+    page.get_by_role("button", name="Choose a snapshot").click()
+    decision = page.locator("#recover-result .decision")
+    expect(decision).to_be_visible()
+    expect(decision.locator("[data-strategy]")).to_have_attribute(
+        "data-strategy", re.compile("full_restore|partial_restore|merge_current|summarize_only|confirm_first"))
+    expect(decision.locator(".confidence")).to_have_text(re.compile(r"^\d{1,3}%$"))
+    expect(decision.locator(".selected")).to_have_attribute("title", snapshot_id or "")
+    assert decision.locator(".reasons li").count() >= 1
+    tab.shot("recovery")
+
+
+def test_no_match_is_said_plainly(tab: Tab) -> None:
+    page = tab.open()
+    page.locator("#q").fill("xylophone quasar")
+    expect(page.locator("#no-match")).to_contain_text("No match for “xylophone quasar”.")
+    expect(page.locator(".result")).to_have_count(0)
+    page.locator(".modes label", has_text="keyword").click()
+    expect(page).to_have_url(re.compile("mode=keyword"))
+    expect(page.locator("#no-match")).to_be_visible()
+    tab.shot("no-match")
+    # a filter that hides every answer says so, and offers the search without it
+    page = tab.open("/?q=Friday+deploys&since=2026-04-01&mode=keyword")
+    expect(page.locator("#no-match")).to_be_visible()
+    page.get_by_role("button", name="Search without filters").click()
+    expect(page.locator(f'.result[data-session="{FRIDAY}"]')).to_be_visible()
+    assert "since" not in _query(page)
+
+
+def test_search_state_lives_in_the_url(tab: Tab) -> None:
+    page = tab.open("/?q=Tidepool&since=2026-04-01&channel=webchat")
+    expect(page.locator("#q")).to_have_value("Tidepool")
+    expect(page.locator('#filters input[name="since"]')).to_have_value("2026-04-01")
+    expect(page.locator('#filters select[name="channel"]')).to_have_value("webchat")
+    expect(page.locator(".result")).to_have_count(1)
+    expect(page.locator(".result time").first).to_have_text("2026-04-20")
+    page.reload()  # a bookmark gives the same page
+    expect(page.locator(".result")).to_have_count(1)
+    page.locator('#filters input[name="since"]').fill("")
+    expect(page.locator(".result")).to_have_count(3)
+    assert "since" not in _query(page) and _query(page)["channel"] == ["webchat"]
+    page.go_back()
+    expect(page.locator(".result")).to_have_count(1)
+    expect(page.locator('#filters input[name="since"]')).to_have_value("2026-04-01")
+
+
+def test_more_results(tab: Tab) -> None:
+    page = tab.open("/?q=Lin")
+    expect(page.locator(".result")).to_have_count(10)
+    page.get_by_role("button", name="More results").click()
+    expect(page.locator(".result")).to_have_count(11)  # all there are: no button for more
+    expect(page.get_by_role("button", name="More results")).to_have_count(0)
+    assert _query(page)["limit"] == ["20"]
+
+
+def test_keyboard_only(tab: Tab) -> None:
+    page = tab.open("/?q=Tidepool")
+    cards = page.locator(".result")
+    expect(cards).to_have_count(4)
+    page.keyboard.press("/")
+    expect(page.locator("#q")).to_be_focused()
+    page.keyboard.press("ArrowDown")
+    expect(cards.nth(0)).to_be_focused()
+    page.keyboard.press("ArrowDown")
+    expect(cards.nth(1)).to_be_focused()
+    second = cards.nth(1).get_attribute("data-session")
+    page.keyboard.press("Enter")
+    expect(page.locator("#view-session")).to_be_visible()
+    assert _query(page)["session"] == [second]
+    page.keyboard.press("Escape")
+    expect(page.locator(f'.result[data-session="{second}"]')).to_be_focused()  # where we left off
+    page.keyboard.press("ArrowUp")
+    expect(cards.nth(0)).to_be_focused()
+    page.keyboard.press("ArrowUp")
+    expect(page.locator("#q")).to_be_focused()
+
+
+def test_digest_for_a_month(tab: Tab) -> None:
+    page = tab.open("/?view=digest&period=month&date=2026-03-15")
+    expect(page.locator("#view-digest .count")).to_have_text("2026-03-01 – 2026-03-31: 3 sessions, 32 messages")
+    expect(page.locator("#digest-topics .chip", has_text="Tidepool")).to_contain_text("2")
+    expect(page.locator("#digest-tasks li")).to_contain_text(["remind me to review it after the trial."])
+    expect(page.locator("#digest-activity li")).to_have_count(3)
+    tab.shot("digest")
+    page.get_by_role("button", name="Later →").click()
+    expect(page.locator("#view-digest .count")).to_contain_text("2026-04-01 – 2026-04-30")
+    assert _query(page)["date"] == ["2026-04-01"]
+    page.locator("#digest-topics .chip").first.click()  # a topic opens its search in that period
+    expect(page.locator(".result").first).to_be_visible()
+    assert _query(page)["since"] == ["2026-04-01"]
+
+
+def test_asks_for_the_token_once(browser: Browser, locked_server: str) -> None:
+    tab = Tab(browser, locked_server, "en-US")
+    try:
+        unauthorized: list[str] = []
+        tab.page.on("response", lambda r: r.status == 401 and unauthorized.append(r.url))
+        page = tab.open("/?q=Friday+deploys")
+        dialog = page.locator("#token-dialog")
+        expect(dialog).to_be_visible()
+        page.locator("#token-input").fill("not-the-token")
+        page.keyboard.press("Enter")
+        expect(page.locator("#token-error")).to_be_visible()  # asked again, saying why
+        page.locator("#token-input").fill(TOKEN)
+        tab.shot("token")
+        page.get_by_role("button", name="Unlock").click()
+        expect(dialog).to_be_hidden()
+        expect(page.locator(f'.result[data-session="{FRIDAY}"]')).to_be_visible()
+        assert page.evaluate("sessionStorage.getItem('recall.token')") == TOKEN
+        asked = len(unauthorized)
+        page.locator("#q").fill("升级")
+        expect(page.locator(f'.result[data-session="{UPGRADE}"]')).to_be_visible()
+        page.reload()  # kept for the tab's session
+        expect(page.locator(f'.result[data-session="{UPGRADE}"]')).to_be_visible()
+        expect(dialog).to_be_hidden()
+        assert len(unauthorized) == asked, unauthorized[asked:]
+    finally:
+        tab.close()
+
