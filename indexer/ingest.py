@@ -40,7 +40,7 @@ from .formats import ImportOptions
 from .generation import Generation
 from .layout import DataDir, atomic_write_many
 from .lock import WriterLock
-from .memories import extract_memories
+from .memories import extract_memories, extract_memories_batch
 from .memory_store import MemoryStore
 from .purge import copy_generation
 from .progress import ProgressFactory, silent_progress
@@ -417,7 +417,7 @@ class Ingestor:
         docs = [d for p in batch for d in session_documents(p.session)]
         embedder = PassageCache(self.embedder)
         # memories are re-extracted whenever a session is (re)written, and indexed beside it
-        extracted = [extract_memories(p.session, embedder=embedder) for p in batch]
+        extracted = extract_memories_batch([p.session for p in batch], embedder=embedder)
         MemoryStore(self.data).save_many(
             (p.session.session_id, m) for p, m in zip(batch, extracted, strict=True))
         for p, m in zip(batch, extracted, strict=True):

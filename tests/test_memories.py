@@ -445,3 +445,19 @@ def test_a_huge_message_is_read_for_memories_only_up_to_the_indexed_length() -> 
     assert time.monotonic() - started < 5
     texts = " ".join(m.text for m in memories)
     assert "green tea" in texts and "black coffee" not in texts
+
+
+def test_batch_extraction_matches_one_by_one_with_one_embedding_call() -> None:
+    from indexer.memories import extract_memories_batch
+
+    calls: list[int] = []
+
+    class Counting(HashEmbedder):
+        def embed_passages(self, texts):  # type: ignore[no-untyped-def]
+            calls.append(len(texts))
+            return super().embed_passages(texts)
+
+    sessions = [load(p) for p in sorted([*SESSIONS.glob("*.json"), *EXAMPLES.rglob("*.json")])]
+    one_by_one = [extract_memories(s, embedder=HashEmbedder()) for s in sessions]
+    assert extract_memories_batch(sessions, embedder=Counting()) == one_by_one
+    assert len(calls) == 1 and calls[0] > 0
