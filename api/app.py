@@ -10,6 +10,7 @@ from litestar import Litestar, Response, Router, delete, get, post
 from litestar.di import NamedDependency, Provide
 from litestar.handlers import asgi
 from litestar.openapi import OpenAPIConfig
+from litestar.openapi.spec import Components, SecurityScheme
 from litestar.params import FromPath, FromQuery, JSONBody, QueryParameter
 from litestar.plugins.prometheus import PrometheusConfig
 from litestar.types import Receive, Scope, Send
@@ -17,9 +18,10 @@ from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, Gauge, generate_lat
 
 from models import RecallError, SearchRequest, SearchResponse, recovery_options
 
-from .auth import bearer_ok, token_guard
+from .auth import token_guard
+from .limits import read_body
 from .mcp_server import build_mcp, mcp_lifespan, streamable_http_app
-from .problems import EXCEPTION_HANDLERS, problem
+from .problems import EXCEPTION_HANDLERS
 from .requests import search_request
 from .service import RecallService
 from .settings import Settings
@@ -198,6 +200,15 @@ def metrics_route(service: Service) -> Response[bytes]:
     return Response(generate_latest(REGISTRY), media_type=CONTENT_TYPE_LATEST)
 
 
+def openapi_config(token: bool) -> OpenAPIConfig:
+    """The schema at /schema/openapi.json; with a token, it says every route needs it."""
+    if not token:
+        return OpenAPIConfig(title="recall", version="1", path="/schema")
+    return OpenAPIConfig(
+        title="recall", version="1", path="/schema", security=[{"bearer": []}],
+        components=Components(security_schemes={"bearer": SecurityScheme(type="http", scheme="bearer")}))
+
+
 def create_app(settings: Settings, service: RecallService | None = None, *,
                host: str = "127.0.0.1") -> Litestar:
     """Build the app; the service (and its model) is created once and shared by every request,
@@ -207,16 +218,13 @@ def create_app(settings: Settings, service: RecallService | None = None, *,
     mcp_server = build_mcp(service)  # one per app: its session manager runs once
     mcp_app = streamable_http_app(mcp_server, host=host)
 
+    max_body = int(settings.max_body_mb * 1_000_000)
+
     @asgi(path="/mcp", is_mount=True, copy_scope=True)
     async def mcp_mount(scope: Scope, receive: Receive, send: Send) -> None:
-        # the MCP tools read the same conversations as /v1, so they need the same token
-        if not bearer_ok(settings.api_token, dict(scope["headers"]).get(b"authorization", b"")):
-            response = problem(401, "Unauthorized", "a valid 'Authorization: Bearer <token>' "
-                               "header is required")
-            response.headers["WWW-Authenticate"] = "Bearer"
-            await response.to_asgi_response(app=None, request=None)(scope, receive, send)  # type: ignore[arg-type]
-            return
-        await mcp_app(scope, receive, send)  # type: ignore[arg-type]
+        # the app-wide token guard has run; the body limit is applied here, since the MCP app
+        # reads the body itself
+        await mcp_app(scope, await read_body(scope, receive, max_body), send)  # type: ignore[arg-type]
 
     def warm_up(app: Litestar) -> None:
         # load the model (and the relevance floor's reference lines) at start-up, not on the
@@ -233,17 +241,17 @@ def create_app(settings: Settings, service: RecallService | None = None, *,
                         delete_session_route, stats_route, memories_route, list_snapshots_route,
                         create_snapshot_route, prune_snapshots_route, get_snapshot_route, changes_route, recovery_route,
                         digest_route, check_route],
-        guards=[token_guard(settings.api_token)],
     )
     app = Litestar(
         route_handlers=[v1, health_route, metrics_route, mcp_mount],
+        guards=[token_guard(settings.api_token)],  # every route: /v1, /mcp, /healthz, /metrics, /schema
         lifespan=[mcp_lifespan(mcp_server)],
         dependencies={"service": Provide(lambda: service, sync_to_thread=False)},
         exception_handlers=EXCEPTION_HANDLERS,  # type: ignore[arg-type]
         middleware=[PrometheusConfig(app_name="recall", prefix="recall", group_path=True,
                                      exclude=["/metrics"]).middleware],
-        openapi_config=OpenAPIConfig(title="recall", version="1", path="/schema"),
-        request_max_body_size=int(settings.max_body_mb * 1_000_000),
+        openapi_config=openapi_config(bool(settings.api_token)),
+        request_max_body_size=max_body,
         on_startup=[warm_up],
         logging_config=None,  # logging belongs to the entry point (CLI), not the library
         debug=False,

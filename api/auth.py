@@ -1,4 +1,5 @@
-"""Bearer-token auth for /v1 routes when RECALL_API_TOKEN is set."""
+"""Bearer-token auth for every HTTP route (the API, /mcp, /healthz, /metrics and the OpenAPI
+schema) when RECALL_API_TOKEN is set."""
 
 from __future__ import annotations
 
@@ -23,6 +24,9 @@ def bearer_ok(token: str | None, header: str | bytes) -> bool:
 
 
 def token_guard(token: str | None):
+    """A guard for the whole app: Litestar runs app-level guards for every route handler,
+    mounted ASGI apps (/mcp) and the OpenAPI routes included, before any body is read."""
+
     def guard(connection: ASGIConnection, _: BaseRouteHandler) -> None:
         if not bearer_ok(token, connection.headers.get("authorization", "")):
             raise NotAuthorizedException("a valid 'Authorization: Bearer <token>' header is required")

@@ -31,7 +31,8 @@ SETTINGS_HELP: dict[str, tuple[str, str]] = {
     "max_file_mb": ("RECALL_MAX_FILE_MB", "input files larger than this are rejected"),
     "batch_sessions": ("RECALL_BATCH_SESSIONS", "sessions written per index commit"),
     "lock_wait": ("RECALL_LOCK_WAIT", "seconds a writer waits for another writer to finish"),
-    "api_token": ("RECALL_API_TOKEN", "when set, every /v1 HTTP route needs 'Authorization: Bearer <token>'"),
+    "api_token": ("RECALL_API_TOKEN", "when set, every HTTP route (/v1, /mcp, /healthz, /metrics, "
+                   "/schema) needs 'Authorization: Bearer <token>'"),
     "max_body_mb": ("RECALL_MAX_BODY_MB", "largest HTTP request body accepted (413 above)"),
     "llm_url": ("RECALL_LLM_URL", "optional OpenAI-compatible endpoint (e.g. http://localhost:11434/v1) "
                 "that may refine extracted memories on request; off when unset"),

@@ -164,19 +164,43 @@ def test_unindexed_home_is_503(tmp_path: Path) -> None:
             assert response.status_code == 503 and response.json()["title"] == "Index unavailable"
 
 
-def test_token_required_when_set(built_home: Path) -> None:
+def test_token_required_on_every_route(built_home: Path) -> None:
     service = RecallService(Settings(home=built_home, embedder="hash", api_token="s3cret-token"),
                             embedder=HashEmbedder())
+    auth = {"Authorization": "Bearer s3cret-token"}
     with TestClient(create_app(service.settings, service)) as c:
         denied = c.get("/v1/search", params={"q": "升级"})
         assert denied.status_code == 401 and denied.headers["www-authenticate"] == "Bearer"
+        assert denied.headers["content-type"].startswith(PROBLEM)
         assert denied.json()["title"] == "Unauthorized"
         assert c.get("/v1/stats", headers={"Authorization": "Bearer wrong"}).status_code == 401
-        ok = c.get("/v1/search", params={"q": "升级"}, headers={"Authorization": "Bearer s3cret-token"})
+        assert c.get("/v1/stats", headers={"Authorization": "s3cret-token"}).status_code == 401
+        ok = c.get("/v1/search", params={"q": "升级"}, headers=auth)
         assert ok.status_code == 200
-        assert c.get("/healthz").status_code == 200  # health stays open for probes
+        for path in ("/healthz", "/metrics", "/schema/openapi.json", "/schema", "/v1/check"):
+            assert c.get(path).status_code == 401, path
+            assert c.get(path, headers=auth).status_code == 200, path
+        # the token is checked before the body is read
+        big = c.post("/v1/sessions", content=b"x" * 30_000_000, headers={"content-type": "application/json"})
+        assert big.status_code == 401
         mcp = c.post("/mcp", json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
         assert mcp.status_code == 401 and mcp.json()["title"] == "Unauthorized"
+        schema = c.get("/schema/openapi.json", headers=auth).json()
+        assert schema["security"] == [{"bearer": []}]
+        assert schema["components"]["securitySchemes"]["bearer"] == {"type": "http", "scheme": "bearer"}
+
+
+def test_mcp_body_limit(tmp_path: Path) -> None:
+    service = RecallService(Settings(home=tmp_path, embedder="hash", max_body_mb=0.001), embedder=HashEmbedder())
+    call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {"name": "search_archive", "arguments": {"query": "x" * 5000}}}
+    headers = {"accept": "application/json, text/event-stream", "host": "127.0.0.1:8765"}
+    with TestClient(create_app(service.settings, service)) as c:
+        response = c.post("/mcp", json=call, headers=headers)
+        assert response.status_code == 413 and response.headers["content-type"].startswith(PROBLEM)
+        assert response.json()["title"] == "Payload too large"
+        call["params"]["arguments"]["query"] = "x"
+        assert c.post("/mcp", json=call, headers=headers).status_code == 200
 
 
 def _free_port() -> int:
@@ -193,7 +217,7 @@ def _serve(home: Path, *args: str, env: dict | None = None) -> tuple[subprocess.
     base = f"http://127.0.0.1:{port}"
     for _ in range(300):
         try:
-            if httpx.get(f"{base}/healthz", timeout=1).status_code in (200, 503):
+            if httpx.get(f"{base}/healthz", timeout=1).status_code in (200, 401, 503):
                 return proc, base
         except httpx.TransportError:
             if proc.poll() is not None:
@@ -217,8 +241,9 @@ def test_end_to_end_over_real_http(tmp_path: Path) -> None:
         assert httpx.post(f"{base}/v1/sessions", json=record, headers=auth).status_code == 201
         assert httpx.get(f"{base}/v1/search", params={"q": "lighthouse"}, headers=auth).json()["results"][0]["session_id"] == "http-1"
         assert httpx.delete(f"{base}/v1/sessions/http-1", headers=auth).status_code == 204
-        assert httpx.get(f"{base}/healthz").json()["status"] == "ok"
-        assert "recall_requests_total" in httpx.get(f"{base}/metrics").text
+        assert httpx.get(f"{base}/healthz").status_code == 401
+        assert httpx.get(f"{base}/healthz", headers=auth).json()["status"] == "ok"
+        assert "recall_requests_total" in httpx.get(f"{base}/metrics", headers=auth).text
     finally:
         proc.terminate()
         proc.communicate(timeout=10)
