@@ -64,7 +64,8 @@ class RecallService:
         self._embedder = embedder
         self._lock = threading.Lock()
         self.progress = progress
-        self.searcher = Searcher(self.data, lambda: self.embedder)
+        self.searcher = Searcher(self.data, lambda: self.embedder,
+                                 max_query_chars=settings.max_query_chars)
 
     @property
     def embedder(self) -> Embedder:

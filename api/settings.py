@@ -34,6 +34,8 @@ SETTINGS_HELP: dict[str, tuple[str, str]] = {
     "api_token": ("RECALL_API_TOKEN", "when set, every HTTP route (/v1, /mcp, /healthz, /metrics, "
                    "/schema) needs 'Authorization: Bearer <token>'"),
     "max_body_mb": ("RECALL_MAX_BODY_MB", "largest HTTP request body accepted (413 above)"),
+    "max_query_chars": ("RECALL_MAX_QUERY_CHARS", "longest search query, in characters (CLI, "
+                        "HTTP and MCP; HTTP answers 400 above)"),
     "llm_url": ("RECALL_LLM_URL", "optional OpenAI-compatible endpoint (e.g. http://localhost:11434/v1) "
                 "that may refine extracted memories on request; off when unset"),
     "llm_model": ("RECALL_LLM_MODEL", "model name sent to RECALL_LLM_URL"),
@@ -58,6 +60,7 @@ class Settings:
     lock_wait: float = 30.0
     api_token: str | None = None
     max_body_mb: float = 20.0
+    max_query_chars: int = 2000
     llm_url: str | None = None
     llm_model: str = "gpt-4o-mini"
     llm_api_key: str | None = None
@@ -89,6 +92,7 @@ class Settings:
                 lock_wait=float(values.get("lock_wait", cls.lock_wait)),  # type: ignore[arg-type]
                 api_token=str(values["api_token"]) if values.get("api_token") else None,
                 max_body_mb=float(values.get("max_body_mb", cls.max_body_mb)),  # type: ignore[arg-type]
+                max_query_chars=int(values.get("max_query_chars", cls.max_query_chars)),  # type: ignore[arg-type]
                 llm_url=str(values["llm_url"]) if values.get("llm_url") else None,
                 llm_model=str(values.get("llm_model", cls.llm_model)),
                 llm_api_key=str(values["llm_api_key"]) if values.get("llm_api_key") else None,
@@ -101,9 +105,10 @@ class Settings:
         if settings.model_cache is None:
             settings = dataclasses.replace(settings, model_cache=settings.home / "models")
         if settings.max_file_mb <= 0 or settings.batch_sessions <= 0 or settings.lock_wait < 0 \
-                or settings.max_body_mb <= 0 or settings.llm_timeout <= 0:
-            raise InvalidInput("RECALL_MAX_FILE_MB, RECALL_MAX_BODY_MB, RECALL_BATCH_SESSIONS and "
-                               "RECALL_LLM_TIMEOUT must be positive")
+                or settings.max_body_mb <= 0 or settings.llm_timeout <= 0 \
+                or settings.max_query_chars <= 0:
+            raise InvalidInput("RECALL_MAX_FILE_MB, RECALL_MAX_BODY_MB, RECALL_MAX_QUERY_CHARS, "
+                               "RECALL_BATCH_SESSIONS and RECALL_LLM_TIMEOUT must be positive")
         full, summary = settings.retention_full_days, settings.retention_summary_days
         if (full is not None and full < 0) or (summary is not None and summary < 0) or \
                 (full is not None and summary is not None and summary < full):
