@@ -5,11 +5,12 @@ from __future__ import annotations
 from litestar.exceptions import HTTPException
 from litestar.types import Receive, ReceiveMessage, Scope
 
-from models.ids import MAX_ID_LENGTH
+from models.ids import MAX_ID_LENGTH, MAX_SNAPSHOT_ID_LENGTH
 
-__all__ = ["MAX_CONTEXT_CHARS", "MAX_ID_LENGTH", "MAX_PARAM_CHARS", "read_body"]
+__all__ = ["MAX_CONTEXT_CHARS", "MAX_ID_LENGTH", "MAX_PARAM_CHARS", "MAX_SNAPSHOT_ID_LENGTH",
+           "read_body"]
 
-MAX_PARAM_CHARS = 200  # a filter value: a channel, participant, role, date, snapshot id, ...
+MAX_PARAM_CHARS = 200  # a filter value: a channel, participant, role, date, ...
 MAX_CONTEXT_CHARS = 10_000  # the current context given to /v1/recovery
 
 

@@ -113,8 +113,17 @@ def test_stats_health_metrics_schema(client: TestClient) -> None:
          "'2026-13-01' is not a real date"),
         ("get", "/v1/search", {"params": {"q": "x", "since": "soon"}}, 400, "Invalid query",
          "cannot read date 'soon': use YYYY-MM-DD, YYYY-MM or YYYY"),
-        ("get", "/v1/search", {"params": {"q": "x", "mode": "magic"}}, 400, "Invalid query",
-         "mode must be hybrid, keyword or vector, not 'magic'"),
+        ("get", "/v1/search", {"params": {"q": "x", "mode": "magic"}}, 400, "Invalid input",
+         "mode: Invalid enum value 'magic'"),
+        ("get", "/v1/search", {"params": {"q": "升" * 2001}}, 400, "Invalid query",
+         "the query is longer than 2000 characters"),
+        ("get", "/v1/search", {"params": {"q": "x", "channel": "c" * 201}}, 400, "Invalid input",
+         "channel: Expected `str` of length <= 200"),
+        ("get", "/v1/sessions/" + "a" * 201, {}, 400, "Invalid input", "session_id: Expected `str` of length <= 200"),
+        ("get", "/v1/sessions/t-en-errors/changes", {"params": {"against": "s" * 238}}, 400, "Invalid input",
+         "against: Expected `str` of length <= 237"),
+        ("post", "/v1/recovery", {"json": {"session_id": "t-en-errors", "context": "c" * 10_001}}, 400,
+         "Invalid input", "context: Expected `str` of length <= 10000"),
         ("get", "/v1/search", {"params": {"q": " "}}, 400, "Invalid query", "the query is empty"),
         ("get", "/v1/search", {"params": {"q": "x", "limit": 0}}, 400, "Invalid input", "limit: Expected `int` >= 1"),
         ("get", "/v1/search", {"params": {"q": "x", "limit": "many"}}, 400, "Invalid input",
@@ -126,6 +135,8 @@ def test_stats_health_metrics_schema(client: TestClient) -> None:
         ("post", "/v1/sessions", {"json": [1, 2]}, 400, "Invalid input", "data: Expected `object`, got `array`"),
         ("post", "/v1/sessions", {"json": {"sessionId": "../x", "messages": []}}, 400, "Unsafe session id",
          "session id contains a path separator"),
+        ("post", "/v1/sessions", {"json": {"sessionId": "升" * 200, "date": "2026-01-01", "messages": []}}, 400,
+         "Unsafe session id", "session id is 200 characters long, 600 bytes in UTF-8 (limit 200 bytes)"),
         ("post", "/v1/sessions", {"json": {"sessionId": "a", "date": "2026-01-01", "messages": "hi"}}, 400,
          "Invalid session", "'messages' must be a list, got a string"),
         ("post", "/v1/sessions", {"content": b"{not json", "headers": {"content-type": "application/json"}}, 400,
@@ -151,6 +162,30 @@ def test_body_too_large_is_413(tmp_path: Path) -> None:
         response = c.post("/v1/sessions", json={"sessionId": "big", "messages": [{"content": "x" * 5000}]})
     assert response.status_code == 413
     assert response.json()["title"] == "Payload too large"
+
+
+def test_schema_describes_every_error_body(client: TestClient) -> None:
+    schema = client.get("/schema/openapi.json").json()
+    assert schema["components"]["schemas"]["Problem"]["required"] == ["detail", "status", "title", "type"]
+    operations = [(path, method, op) for path, item in schema["paths"].items() for method, op in item.items()]
+    assert len(operations) == 16
+    for path, method, op in operations:
+        errors = {code: response for code, response in op["responses"].items() if code >= "400"}
+        assert "401" in errors, (method, path)  # any route may need the token
+        for response in errors.values():
+            assert response["content"] == {PROBLEM: {"schema": {"$ref": "#/components/schemas/Problem"}}}
+
+
+def test_query_limit_is_a_setting(built_home: Path) -> None:
+    settings = Settings(home=built_home, embedder="hash", max_query_chars=10)
+    service = RecallService(settings, embedder=HashEmbedder())
+    with TestClient(create_app(settings, service)) as c:
+        assert c.get("/v1/search", params={"q": "升级"}).status_code == 200
+        too_long = c.get("/v1/search", params={"q": "x" * 11})
+        assert too_long.status_code == 400 and too_long.json()["detail"] == "the query is longer than 10 characters"
+        schema = c.get("/schema/openapi.json").json()
+        q = next(p for p in schema["paths"]["/v1/search"]["get"]["parameters"] if p["name"] == "q")
+        assert q["schema"]["maxLength"] == 10
 
 
 def test_unindexed_home_is_503(tmp_path: Path) -> None:
