@@ -37,6 +37,7 @@ from .limits import (
     read_body,
 )
 from .mcp_server import build_mcp, mcp_lifespan, streamable_http_app
+from .options import AllowHeader
 from .problems import EXCEPTION_HANDLERS, problem_responses
 from .requests import search_request
 from .service import RecallService
@@ -304,6 +305,7 @@ def create_app(settings: Settings, service: RecallService | None = None, *,
                         create_snapshot_route, prune_snapshots_route, get_snapshot_route, changes_route, recovery_route,
                         digest_route, check_route],
     )
+    allow = AllowHeader()
     app = Litestar(
         route_handlers=[v1, health_route, metrics_route, mcp_mount],
         guards=[token_guard(settings.api_token)],  # every route: /v1, /mcp, /healthz, /metrics, /schema
@@ -314,7 +316,8 @@ def create_app(settings: Settings, service: RecallService | None = None, *,
                                      exclude=["/metrics"]).middleware],
         openapi_config=openapi_config(bool(settings.api_token)),
         request_max_body_size=max_body,
-        on_startup=[warm_up],
+        on_startup=[warm_up, allow.on_startup],
+        before_send=[allow.before_send],
         logging_config=None,  # logging belongs to the entry point (CLI), not the library
         debug=False,
     )

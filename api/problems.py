@@ -69,6 +69,7 @@ def _http_error(_: Request, exc: HTTPException) -> Response:
         detail = "; ".join(f"{e.get('key', '')}: {e.get('message', '')}".strip(": ")
                            for e in exc.extra if isinstance(e, dict)) or detail
     response = problem(exc.status_code, _TITLES.get(exc.status_code, "Error"), str(detail))
+    response.headers.update(exc.headers or {})  # e.g. Allow on a 405 (RFC 9110 requires it)
     if exc.status_code == 401:
         response.headers["WWW-Authenticate"] = "Bearer"
     return response

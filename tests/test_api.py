@@ -176,6 +176,18 @@ def test_schema_describes_every_error_body(client: TestClient) -> None:
             assert response["content"] == {PROBLEM: {"schema": {"$ref": "#/components/schemas/Problem"}}}
 
 
+def test_allow_lists_every_method_of_a_path(client: TestClient) -> None:
+    """RFC 9110: a 405 carries Allow; OPTIONS lists every method (Litestar 2 listed only the
+    first handler's methods, litestar#4169)."""
+    wrong = client.put("/v1/sessions/t-kyoto/snapshots")
+    assert wrong.status_code == 405 and wrong.headers["content-type"].startswith(PROBLEM)
+    assert set(wrong.headers["allow"].split(", ")) == {"DELETE", "GET", "OPTIONS", "POST"}
+    for path, allow in [("/v1/sessions", "GET, OPTIONS, POST"), ("/v1/sessions/x", "DELETE, GET, OPTIONS"),
+                        ("/v1/sessions/x/snapshots", "DELETE, GET, OPTIONS, POST"), ("/v1/stats", "GET, OPTIONS")]:
+        options = client.options(path)
+        assert options.status_code == 204 and options.headers["allow"] == allow, path
+
+
 def test_query_limit_is_a_setting(built_home: Path) -> None:
     settings = Settings(home=built_home, embedder="hash", max_query_chars=10)
     service = RecallService(settings, embedder=HashEmbedder())
