@@ -9,6 +9,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import IO
 
 import httpx
 import pytest
@@ -256,11 +257,15 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def _serve(home: Path, *args: str, env: dict | None = None) -> tuple[subprocess.Popen, str]:
+def _serve(home: Path, *args: str, env: dict | None = None, log: IO[str] | None = None
+           ) -> tuple[subprocess.Popen, str]:
+    """`recall serve` on a free port; its output goes to `log` (for long runs: a pipe nobody
+    reads would fill up and stall the server), else to pipes read when it ends."""
     port = _free_port()
     env = {**os.environ, "RECALL_HOME": str(home), "RECALL_EMBEDDER": "hash", **(env or {})}
+    out = log or subprocess.PIPE
     proc = subprocess.Popen([sys.executable, "-m", "api.cli", "serve", "--port", str(port), *args], cwd=ROOT,
-                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            env=env, stdout=out, stderr=out, text=True)
     base = f"http://127.0.0.1:{port}"
     for _ in range(300):
         try:
