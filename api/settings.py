@@ -31,22 +31,25 @@ SETTINGS_HELP: dict[str, tuple[str, str]] = {
     "max_file_mb": ("RECALL_MAX_FILE_MB", "input files larger than this are rejected"),
     "batch_sessions": ("RECALL_BATCH_SESSIONS", "sessions written per index commit"),
     "lock_wait": ("RECALL_LOCK_WAIT", "seconds a writer waits for another writer to finish"),
-    "api_token": ("RECALL_API_TOKEN", "when set, every HTTP route (/v1, /mcp, /healthz, /metrics, "
-                   "/schema) needs 'Authorization: Bearer <token>'"),
+    "api_token": ("RECALL_API_TOKEN", (
+        "when set, every HTTP route (/v1, /mcp, /healthz, /metrics, /schema) needs "
+        "'Authorization: Bearer <token>'")),
     "max_body_mb": ("RECALL_MAX_BODY_MB", "largest HTTP request body accepted (413 above)"),
-    "max_query_chars": ("RECALL_MAX_QUERY_CHARS", "longest search query, in characters (CLI, "
-                        "HTTP and MCP; HTTP answers 400 above)"),
-    "http_header_timeout": ("RECALL_HTTP_HEADER_TIMEOUT", "`recall serve`: seconds a client has to "
-                            "send a request's line and headers, from connecting (or from the first "
-                            "byte of its next request); then the connection is closed"),
-    "http_body_timeout": ("RECALL_HTTP_BODY_TIMEOUT", "`recall serve`: seconds a client has to send "
-                          "a request's body once its headers are in; then the connection is closed"),
-    "http_keep_alive": ("RECALL_HTTP_KEEP_ALIVE", "`recall serve`: seconds an idle kept-alive "
-                        "connection stays open after a response"),
-    "http_max_connections": ("RECALL_HTTP_MAX_CONNECTIONS", "`recall serve`: open connections "
-                             "(idle ones included) above which new requests get 503"),
-    "http_max_header_kb": ("RECALL_HTTP_MAX_HEADER_KB", "`recall serve`: KiB of a request line and "
-                           "headers the server buffers while they arrive (400 above)"),
+    "max_query_chars": ("RECALL_MAX_QUERY_CHARS", (
+        "longest search query, in characters (CLI, HTTP and MCP; HTTP answers 400 above)")),
+    "http_header_timeout": ("RECALL_HTTP_HEADER_TIMEOUT", (
+        "`recall serve`: seconds a client has to send a request's line and headers, from "
+        "connecting (or from the first byte of its next request); then the connection is closed")),
+    "http_body_timeout": ("RECALL_HTTP_BODY_TIMEOUT", (
+        "`recall serve`: seconds a client has to send a request's body once its headers are in; "
+        "then the connection is closed")),
+    "http_keep_alive": ("RECALL_HTTP_KEEP_ALIVE", (
+        "`recall serve`: seconds an idle kept-alive connection stays open after a response")),
+    "http_max_connections": ("RECALL_HTTP_MAX_CONNECTIONS", (
+        "`recall serve`: open connections (idle ones included) above which new requests get 503")),
+    "http_max_header_kb": ("RECALL_HTTP_MAX_HEADER_KB", (
+        "`recall serve`: KiB of a request line and headers the server buffers while they arrive "
+        "(400 above)")),
     "llm_url": ("RECALL_LLM_URL", "optional OpenAI-compatible endpoint (e.g. http://localhost:11434/v1) "
                 "that may refine extracted memories on request; off when unset"),
     "llm_model": ("RECALL_LLM_MODEL", "model name sent to RECALL_LLM_URL"),

@@ -14,8 +14,18 @@ from models.ids import MAX_ID_LENGTH
 from models.memory import MemoryType, Priority
 
 __all__ = [
-    "ArchivedSession", "ConsistencyReport", "Digest", "Health", "IngestResult", "MemoriesPayload",
-    "PrunedSnapshots", "SESSION_RECORD", "SessionList", "SessionSummary", "SnapshotList", "Stats",
+    "SESSION_RECORD",
+    "ArchivedSession",
+    "ConsistencyReport",
+    "Digest",
+    "Health",
+    "IngestResult",
+    "MemoriesPayload",
+    "PrunedSnapshots",
+    "SessionList",
+    "SessionSummary",
+    "SnapshotList",
+    "Stats",
 ]
 
 _TEXT = Schema(type=OpenAPIType.STRING)
