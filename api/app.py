@@ -3,28 +3,59 @@
 from __future__ import annotations
 
 import logging
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import msgspec
 from litestar import Litestar, Response, Router, delete, get, post
 from litestar.di import NamedDependency, Provide
 from litestar.handlers import asgi
-from litestar.openapi import OpenAPIConfig
-from litestar.params import FromPath, FromQuery, JSONBody, QueryParameter
+from litestar.openapi import OpenAPIConfig, ResponseSpec
+from litestar.openapi.spec import Components, SecurityScheme
+from litestar.params import Body, FromQuery, JSONBody, PathParameter, QueryParameter
 from litestar.plugins.prometheus import PrometheusConfig
 from litestar.types import Receive, Scope, Send
 from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, Gauge, generate_latest
 
-from models import RecallError, SearchRequest, SearchResponse, recovery_options
+from models import (
+    ChangeReport,
+    RecallError,
+    RecoveryDecision,
+    RecoveryOptions,
+    SearchRequest,
+    SearchResponse,
+    Snapshot,
+)
+from models.hits import SearchScope
+from models.memory import MemoryType
 
-from .auth import bearer_ok, token_guard
+from .auth import token_guard
+from .limits import (
+    MAX_CONTEXT_CHARS,
+    MAX_ID_LENGTH,
+    MAX_PARAM_CHARS,
+    MAX_SNAPSHOT_ID_LENGTH,
+    read_body,
+)
 from .mcp_server import build_mcp, mcp_lifespan, streamable_http_app
+from .options import AllowHeader
 from .page import page_routes
-from .problems import EXCEPTION_HANDLERS, problem
+from .problems import EXCEPTION_HANDLERS, problem_responses
 from .requests import search_request
 from .service import RecallService
 from .settings import Settings
-from .wire import IngestResult, SessionList
+from .wire import (
+    SESSION_RECORD,
+    ArchivedSession,
+    ConsistencyReport,
+    Digest,
+    Health,
+    IngestResult,
+    MemoriesPayload,
+    PrunedSnapshots,
+    SessionList,
+    SnapshotList,
+    Stats,
+)
 
 __all__ = ["create_app"]
 
@@ -35,26 +66,44 @@ MESSAGES_INDEXED = Gauge("recall_messages_indexed", "Messages in the archive and
 
 Service = NamedDependency[RecallService]
 Limit = Annotated[int, QueryParameter(ge=1, le=100, description="sessions to return")]
-OptionalText = FromQuery[str | None]
+OptionalText = Annotated[str | None, QueryParameter(max_length=MAX_PARAM_CHARS)]
+# schema_extra documents a rule the service checks itself, with a clearer message
+OptionalDay = Annotated[str | None, QueryParameter(
+    max_length=MAX_PARAM_CHARS, description="YYYY-MM-DD, YYYY-MM or YYYY; empty: no limit",
+    schema_extra={"pattern": "^([0-9]{4}(-[0-9]{2}(-[0-9]{2})?)?)?$"})]
+SessionId = Annotated[str, PathParameter(min_length=1, max_length=MAX_ID_LENGTH)]
+SnapshotId = Annotated[str, PathParameter(min_length=1, max_length=MAX_SNAPSHOT_ID_LENGTH)]
+OptionalSnapshotId = Annotated[str | None, QueryParameter(max_length=MAX_SNAPSHOT_ID_LENGTH)]
+# The query's length limit is a setting (the searcher checks it, for every interface):
+# create_app puts this name into the signature namespace with the configured limit, so the
+# schema says what the app checks.
+SearchQuery = Annotated[str, QueryParameter()]
 
 
-@get("/search", sync_to_thread=True, summary="Search the archive (same result shape as `recall search --json`)")
+def _search_query(max_chars: int) -> Any:
+    return Annotated[str, QueryParameter(
+        description="the query (not blank); quote phrases with \"...\"",
+        schema_extra={"min_length": 1, "max_length": max_chars, "pattern": r"\S"})]
+
+
+@get("/search", sync_to_thread=True, responses=problem_responses(400, 503),
+     summary="Search the archive (same result shape as `recall search --json`)")
 def search_route(
     service: Service,
-    q: Annotated[str, QueryParameter(description="the query; quote phrases with \"...\"")],
-    mode: FromQuery[str] = "hybrid",
-    date: OptionalText = None,
-    since: OptionalText = None,
-    until: OptionalText = None,
+    q: SearchQuery,
+    mode: FromQuery[Literal["hybrid", "keyword", "vector"]] = "hybrid",
+    date: OptionalDay = None,
+    since: OptionalDay = None,
+    until: OptionalDay = None,
     channel: OptionalText = None,
     participant: OptionalText = None,
     role: OptionalText = None,
     session: OptionalText = None,
-    search_scope: Annotated[str, QueryParameter(  # "scope" is a name Litestar reserves
+    search_scope: Annotated[SearchScope, QueryParameter(  # "scope" is a name Litestar reserves
         name="scope",
         description="messages (default), memories (extracted memories), or all")] = "messages",
-    memory_type: Annotated[str | None, QueryParameter(
-        description="only memories of this type: user, feedback, project, reference")] = None,
+    memory_type: Annotated[MemoryType | None, QueryParameter(
+        description="only memories of this type (needs scope memories or all)")] = None,
     limit: Limit = 10,
 ) -> SearchResponse:
     values = {"mode": mode, "date": date, "since": since, "until": until, "channel": channel,
@@ -63,11 +112,12 @@ def search_route(
     return service.search(search_request(values, q))
 
 
-@get("/sessions", sync_to_thread=True, summary="Session summaries, newest first")
+@get("/sessions", sync_to_thread=True, responses=problem_responses(400),
+     summary="Session summaries, newest first")
 def list_sessions_route(
     service: Service,
-    since: OptionalText = None,
-    until: OptionalText = None,
+    since: OptionalDay = None,
+    until: OptionalDay = None,
     channel: OptionalText = None,
     participant: OptionalText = None,
     limit: Annotated[int, QueryParameter(ge=1, le=500)] = 50,
@@ -79,118 +129,132 @@ def list_sessions_route(
 
 
 @get("/sessions/{session_id:str}", sync_to_thread=True,
+     responses={200: ResponseSpec(ArchivedSession, description="the archive record as stored"),
+                **problem_responses(400, 404)},
      summary="An archived session (redacted); with token_budget, its summary and newest messages")
 def get_session_route(
     service: Service,
-    session_id: FromPath[str],
+    session_id: SessionId,
     token_budget: Annotated[int | None, QueryParameter(ge=1)] = None,
 ) -> dict[str, Any]:
-    return service.session(session_id, token_budget)
+    return service.session(session_id, token_budget)  # as stored: see ArchivedSession
 
 
 @post("/sessions", sync_to_thread=True, status_code=201,
+      responses={200: ResponseSpec(IngestResult, description="the same session was already archived"),
+                 **problem_responses(400, 409, 413, 503)},
       summary="Archive and index one session (archive format); unchanged sessions are a no-op")
-def post_session_route(service: Service, data: JSONBody[dict[str, Any]]) -> Response[IngestResult]:
+def post_session_route(service: Service, data: Annotated[dict[str, Any], Body(
+        schema_extra=SESSION_RECORD)]) -> Response[IngestResult]:
     session_id, changed = service.ingest_record(data)
     return Response(IngestResult(session_id, True, changed), status_code=201 if changed else 200)
 
 
 @delete("/sessions/{session_id:str}", sync_to_thread=True, status_code=204,
+        responses=problem_responses(400, 404, 409, 503),
         summary="Remove a session from the archive and both indexes")
-def delete_session_route(service: Service, session_id: FromPath[str]) -> None:
+def delete_session_route(service: Service, session_id: SessionId) -> None:
     service.delete(session_id)
 
 
 class MemoriesRequest(msgspec.Struct):
-    types: list[str] | None = None
+    types: Annotated[list[MemoryType], msgspec.Meta(max_length=8)] | None = None
     refine: bool = False  # revise with the LLM endpoint (RECALL_LLM_URL), when one is set
 
 
 class RecoveryRequest(msgspec.Struct):
-    session_id: str
-    context: str | None = None
-    # weights {recency, completeness, relevance, freshness}, time_window_hours, half_life_hours,
-    # min_confidence, ... (models.recovery.RecoveryOptions)
-    options: dict[str, Any] | None = None
-    token_budget: int | None = None  # compress the selected snapshot to about this many tokens
+    session_id: Annotated[str, msgspec.Meta(min_length=1, max_length=MAX_ID_LENGTH)]
+    context: Annotated[str, msgspec.Meta(max_length=MAX_CONTEXT_CHARS)] | None = None
+    options: RecoveryOptions | None = None
+    # compress the selected snapshot to about this many tokens
+    token_budget: Annotated[int, msgspec.Meta(ge=1)] | None = None
 
 
 @post("/sessions/{session_id:str}/memories", sync_to_thread=True, status_code=200,
+      responses=problem_responses(400, 404, 413),
       summary="Typed memories of a session (user, feedback, project, reference)")
-def memories_route(service: Service, session_id: FromPath[str],
-                   data: JSONBody[MemoriesRequest]) -> dict[str, Any]:
-    return service.memories_payload(session_id, data.types, refine=data.refine)
+def memories_route(service: Service, session_id: SessionId,
+                   data: JSONBody[MemoriesRequest]) -> MemoriesPayload:
+    payload = service.memories_payload(session_id, data.types, refine=data.refine)
+    return msgspec.convert(payload, MemoriesPayload)
 
 
-@get("/sessions/{session_id:str}/snapshots", sync_to_thread=True, summary="A session's snapshots, oldest first")
-def list_snapshots_route(service: Service, session_id: FromPath[str]) -> dict[str, Any]:
-    return {"session_id": session_id, "snapshots": msgspec.to_builtins(service.snapshots(session_id))}
+@get("/sessions/{session_id:str}/snapshots", sync_to_thread=True,
+     responses=problem_responses(400, 404), summary="A session's snapshots, oldest first")
+def list_snapshots_route(service: Service, session_id: SessionId) -> SnapshotList:
+    return SnapshotList(session_id, service.snapshots(session_id))
 
 
 @post("/sessions/{session_id:str}/snapshots", sync_to_thread=True, status_code=201,
+      responses=problem_responses(400, 404),
       summary="Save the session's current state (its memories) as a snapshot")
-def create_snapshot_route(service: Service, session_id: FromPath[str]) -> dict[str, Any]:
-    return msgspec.to_builtins(service.create_snapshot(session_id))
+def create_snapshot_route(service: Service, session_id: SessionId) -> Snapshot:
+    return service.create_snapshot(session_id)
 
 
-@post("/recovery", sync_to_thread=True, status_code=200,
+@post("/recovery", sync_to_thread=True, status_code=200, responses=problem_responses(400, 404, 413),
       summary="Choose the snapshot to resume a session from, with confidence, reasons, strategy")
-def recovery_route(service: Service, data: JSONBody[RecoveryRequest]) -> dict[str, Any]:
-    return msgspec.to_builtins(service.recover(data.session_id, data.context,
-                                               options=recovery_options(data.options),
-                                               token_budget=data.token_budget))
+def recovery_route(service: Service, data: JSONBody[RecoveryRequest]) -> RecoveryDecision:
+    return service.recover(data.session_id, data.context, options=data.options,
+                           token_budget=data.token_budget)
 
 
 @delete("/sessions/{session_id:str}/snapshots", sync_to_thread=True, status_code=200,
+        responses=problem_responses(400, 404),
         summary="Cleanup: delete all but the newest `keep` snapshots of a session")
-def prune_snapshots_route(service: Service, session_id: FromPath[str],
+def prune_snapshots_route(service: Service, session_id: SessionId,
                           keep: Annotated[int, QueryParameter(ge=1, description="how many to keep")]
-                          ) -> dict[str, Any]:
+                          ) -> PrunedSnapshots:
     deleted = service.prune_snapshots(session_id, keep)
-    return {"session_id": session_id, "deleted": deleted,
-            "snapshots": msgspec.to_builtins(service.snapshots(session_id))}
+    return PrunedSnapshots(session_id, deleted, service.snapshots(session_id))
 
 
 @get("/sessions/{session_id:str}/snapshots/{snapshot_id:str}", sync_to_thread=True,
+     responses=problem_responses(400, 404),
      summary="One snapshot; with token_budget, compressed to about that many tokens")
-def get_snapshot_route(service: Service, session_id: FromPath[str], snapshot_id: FromPath[str],
-                       token_budget: FromQuery[int | None] = None) -> dict[str, Any]:
-    return msgspec.to_builtins(service.snapshot(session_id, snapshot_id, token_budget))
+def get_snapshot_route(service: Service, session_id: SessionId, snapshot_id: SnapshotId,
+                       token_budget: Annotated[int | None, QueryParameter(ge=1)] = None) -> Snapshot:
+    return service.snapshot(session_id, snapshot_id, token_budget)
 
 
-@get("/sessions/{session_id:str}/changes", sync_to_thread=True,
+@get("/sessions/{session_id:str}/changes", sync_to_thread=True, responses=problem_responses(400, 404),
      summary="What changed since a snapshot (default the newest) up to now or another snapshot")
-def changes_route(service: Service, session_id: FromPath[str], snapshot: OptionalText = None,
-                  against: OptionalText = None) -> dict[str, Any]:
-    return msgspec.to_builtins(service.snapshot_changes(session_id, snapshot, against))
+def changes_route(service: Service, session_id: SessionId, snapshot: OptionalSnapshotId = None,
+                  against: OptionalSnapshotId = None) -> ChangeReport:
+    return service.snapshot_changes(session_id, snapshot, against)
 
 
-@get("/digest", sync_to_thread=True, summary="Topics, open tasks and daily activity for a period")
-def digest_route(service: Service, period: FromQuery[str] = "week",
-                 date: OptionalText = None) -> dict[str, Any]:
-    return service.digest(period, date)
+@get("/digest", sync_to_thread=True, responses=problem_responses(400),
+     summary="Topics, open tasks and daily activity for a period")
+def digest_route(service: Service, period: FromQuery[Literal["day", "week", "month"]] = "week",
+                 date: Annotated[str | None, QueryParameter(
+                     max_length=MAX_PARAM_CHARS, description="a day in the period; default today",
+                     schema_extra={"format": "date"})] = None,
+                 ) -> Digest:
+    return msgspec.convert(service.digest(period, date), Digest)
 
 
-@get("/facets", sync_to_thread=True,
+@get("/facets", sync_to_thread=True, responses=problem_responses(503),
      summary="Channels and participants with session counts, first and last date (for filters)")
 def facets_route(service: Service) -> dict[str, Any]:
     return service.facets()
 
 
-@get("/stats", sync_to_thread=True, summary="What is archived and indexed")
-def stats_route(service: Service) -> dict[str, Any]:
-    return service.stats()
+@get("/stats", sync_to_thread=True, responses=problem_responses(503), summary="What is archived and indexed")
+def stats_route(service: Service) -> Stats:
+    return msgspec.convert(service.stats(), Stats)
 
 
-@get("/check", sync_to_thread=True,
+@get("/check", sync_to_thread=True, responses=problem_responses(),
      summary="Whether archive, state, both indexes and memories agree (`recall check --json`)")
-def check_route(service: Service) -> dict[str, Any]:
-    return service.check()
+def check_route(service: Service) -> ConsistencyReport:
+    return msgspec.convert(service.check(), ConsistencyReport)
 
 
-@get("/healthz", sync_to_thread=True, summary="200 when both indexes are open and consistent")
-def health_route(service: Service) -> dict[str, Any]:
-    return service.health()
+@get("/healthz", sync_to_thread=True, responses=problem_responses(503),
+     summary="200 when both indexes are open and consistent")
+def health_route(service: Service) -> Health:
+    return msgspec.convert(service.health(), Health)
 
 
 @get("/metrics", sync_to_thread=True, include_in_schema=False)
@@ -205,6 +269,15 @@ def metrics_route(service: Service) -> Response[bytes]:
     return Response(generate_latest(REGISTRY), media_type=CONTENT_TYPE_LATEST)
 
 
+def openapi_config(token: bool) -> OpenAPIConfig:
+    """The schema at /schema/openapi.json; with a token, it says every route needs it."""
+    if not token:
+        return OpenAPIConfig(title="recall", version="1", path="/schema")
+    return OpenAPIConfig(
+        title="recall", version="1", path="/schema", security=[{"bearer": []}],
+        components=Components(security_schemes={"bearer": SecurityScheme(type="http", scheme="bearer")}))
+
+
 def create_app(settings: Settings, service: RecallService | None = None, *,
                host: str = "127.0.0.1") -> Litestar:
     """Build the app; the service (and its model) is created once and shared by every request,
@@ -214,16 +287,13 @@ def create_app(settings: Settings, service: RecallService | None = None, *,
     mcp_server = build_mcp(service)  # one per app: its session manager runs once
     mcp_app = streamable_http_app(mcp_server, host=host)
 
+    max_body = int(settings.max_body_mb * 1_000_000)
+
     @asgi(path="/mcp", is_mount=True, copy_scope=True)
     async def mcp_mount(scope: Scope, receive: Receive, send: Send) -> None:
-        # the MCP tools read the same conversations as /v1, so they need the same token
-        if not bearer_ok(settings.api_token, dict(scope["headers"]).get(b"authorization", b"")):
-            response = problem(401, "Unauthorized", "a valid 'Authorization: Bearer <token>' "
-                               "header is required")
-            response.headers["WWW-Authenticate"] = "Bearer"
-            await response.to_asgi_response(app=None, request=None)(scope, receive, send)  # type: ignore[arg-type]
-            return
-        await mcp_app(scope, receive, send)  # type: ignore[arg-type]
+        # the app-wide token guard has run; the body limit is applied here, since the MCP app
+        # reads the body itself
+        await mcp_app(scope, await read_body(scope, receive, max_body), send)  # type: ignore[arg-type]
 
     def warm_up(app: Litestar) -> None:
         # load the model (and the relevance floor's reference lines) at start-up, not on the
@@ -236,22 +306,26 @@ def create_app(settings: Settings, service: RecallService | None = None, *,
 
     v1 = Router(
         path="/v1",
+        signature_namespace={"SearchQuery": _search_query(settings.max_query_chars)},
         route_handlers=[search_route, list_sessions_route, get_session_route, post_session_route,
                         delete_session_route, stats_route, memories_route, list_snapshots_route,
                         create_snapshot_route, prune_snapshots_route, get_snapshot_route, changes_route, recovery_route,
                         digest_route, facets_route, check_route],
-        guards=[token_guard(settings.api_token)],
     )
+    allow = AllowHeader()
     app = Litestar(
         route_handlers=[v1, health_route, metrics_route, mcp_mount, *page_routes()],
+        # every route: /v1, /mcp, /healthz, /metrics, /schema; not the page (api/page.py)
+        guards=[token_guard(settings.api_token)],
         lifespan=[mcp_lifespan(mcp_server)],
         dependencies={"service": Provide(lambda: service, sync_to_thread=False)},
         exception_handlers=EXCEPTION_HANDLERS,  # type: ignore[arg-type]
         middleware=[PrometheusConfig(app_name="recall", prefix="recall", group_path=True,
                                      exclude=["/metrics"]).middleware],
-        openapi_config=OpenAPIConfig(title="recall", version="1", path="/schema"),
-        request_max_body_size=int(settings.max_body_mb * 1_000_000),
-        on_startup=[warm_up],
+        openapi_config=openapi_config(bool(settings.api_token)),
+        request_max_body_size=max_body,
+        on_startup=[warm_up, allow.on_startup],
+        before_send=[allow.before_send],
         logging_config=None,  # logging belongs to the entry point (CLI), not the library
         debug=False,
     )

@@ -1,4 +1,5 @@
-"""Bearer-token auth for /v1 routes when RECALL_API_TOKEN is set."""
+"""Bearer-token auth for every HTTP route (the API, /mcp, /healthz, /metrics and the OpenAPI
+schema) when RECALL_API_TOKEN is set."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from litestar.connection import ASGIConnection
 from litestar.exceptions import NotAuthorizedException
 from litestar.handlers.base import BaseRouteHandler
 
-__all__ = ["bearer_ok", "token_guard"]
+__all__ = ["PUBLIC", "bearer_ok", "token_guard"]
 
 
 def bearer_ok(token: str | None, header: str | bytes) -> bool:
@@ -22,8 +23,18 @@ def bearer_ok(token: str | None, header: str | bytes) -> bool:
     return scheme.lower() == "bearer" and hmac.compare_digest(given.strip().encode(), token.encode())
 
 
+# a route handler's opt key for what holds no data and must load without the token (the
+# search page, which is what asks the user for it)
+PUBLIC = "public"
+
+
 def token_guard(token: str | None):
-    def guard(connection: ASGIConnection, _: BaseRouteHandler) -> None:
+    """A guard for the whole app: Litestar runs app-level guards for every route handler,
+    mounted ASGI apps (/mcp) and the OpenAPI routes included, before any body is read."""
+
+    def guard(connection: ASGIConnection, handler: BaseRouteHandler) -> None:
+        if handler.opt.get(PUBLIC):
+            return
         if not bearer_ok(token, connection.headers.get("authorization", "")):
             raise NotAuthorizedException("a valid 'Authorization: Bearer <token>' header is required")
 

@@ -505,6 +505,7 @@ def cmd_serve(service: RecallService, args: argparse.Namespace) -> int:
     import uvicorn
 
     from .app import create_app
+    from .server import server_config
 
     try:
         loopback = args.host == "localhost" or ipaddress.ip_address(args.host).is_loopback
@@ -516,8 +517,8 @@ def cmd_serve(service: RecallService, args: argparse.Namespace) -> int:
             "could read your conversations. Set RECALL_API_TOKEN, or pass --insecure.")
     print(f"recall: serving {service.data.root} on http://{args.host}:{args.port} "
           f"(auth {'on' if service.settings.api_token else 'off'})", file=sys.stderr)
-    uvicorn.run(create_app(service.settings, service, host=args.host), host=args.host,
-                port=args.port, log_level="warning")
+    app = create_app(service.settings, service, host=args.host)
+    uvicorn.Server(server_config(app, service.settings, host=args.host, port=args.port)).run()
     return 0
 
 
@@ -635,7 +636,7 @@ def cmd_settings(service: RecallService, args: argparse.Namespace) -> int:
         value = getattr(service.settings, name)
         if name in ("api_token", "llm_api_key") and value:
             value = "(set)"  # never print a secret
-        print(f"{var:<24} = {value}\n    {help_text}")
+        print(f"{var:<29} = {value}\n    {help_text}")
     return 0
 
 

@@ -8,18 +8,49 @@ from __future__ import annotations
 
 import logging
 
+import msgspec
 from litestar import Request, Response
 from litestar.exceptions import HTTPException, ValidationException
+from litestar.openapi import ResponseSpec
 
 from models import RecallError
 
-__all__ = ["EXCEPTION_HANDLERS", "problem"]
+__all__ = ["EXCEPTION_HANDLERS", "Problem", "problem", "problem_responses"]
 
 log = logging.getLogger(__name__)
 
 MEDIA_TYPE = "application/problem+json"
 _TITLES = {400: "Invalid input", 401: "Unauthorized", 404: "Not found", 405: "Method not allowed",
-           413: "Payload too large", 503: "Index unavailable"}
+           409: "Writer busy", 413: "Payload too large", 503: "Index unavailable"}
+
+
+# what each error status means, for the OpenAPI document
+_MEANING = {
+    400: "a parameter or the body cannot be used",
+    401: "RECALL_API_TOKEN is set and the request lacks 'Authorization: Bearer <token>'",
+    404: "no such session or snapshot",
+    409: "another process is writing the archive; try again",
+    413: "the body is larger than RECALL_MAX_BODY_MB",
+    503: "the index is missing, half-written or built with another embedder",
+}
+
+
+class Problem(msgspec.Struct):
+    """RFC 9457 problem details: the body of every error response."""
+
+    type: str
+    title: str
+    status: int
+    detail: str
+
+
+def problem_responses(*statuses: int) -> dict[int, ResponseSpec]:
+    """OpenAPI responses for the error statuses a route can answer with (401 is added: any
+    route may need the token). They replace Litestar's own 400 entry, which describes a
+    different body."""
+    return {status: ResponseSpec(data_container=Problem, media_type=MEDIA_TYPE, generate_examples=False,
+                                 description=f"{_TITLES.get(status, 'Error')}: {_MEANING[status]}")
+            for status in sorted({401, *statuses})}
 
 
 def problem(status: int, title: str, detail: str, type_: str = "about:blank") -> Response:
@@ -38,6 +69,7 @@ def _http_error(_: Request, exc: HTTPException) -> Response:
         detail = "; ".join(f"{e.get('key', '')}: {e.get('message', '')}".strip(": ")
                            for e in exc.extra if isinstance(e, dict)) or detail
     response = problem(exc.status_code, _TITLES.get(exc.status_code, "Error"), str(detail))
+    response.headers.update(exc.headers or {})  # e.g. Allow on a 405 (RFC 9110 requires it)
     if exc.status_code == 401:
         response.headers["WWW-Authenticate"] = "Bearer"
     return response

@@ -7,6 +7,8 @@ from typing import Any
 from models import InvalidQuery, SearchFilters, SearchRequest
 from search import check_day, date_range
 
+from .limits import MAX_PARAM_CHARS
+
 __all__ = ["REQUEST_KEYS", "search_request"]
 
 REQUEST_KEYS = ("mode", "date", "since", "until", "channel", "participant", "role", "session",
@@ -14,12 +16,16 @@ REQUEST_KEYS = ("mode", "date", "since", "until", "channel", "participant", "rol
 
 
 def search_request(values: dict[str, Any], query: Any) -> SearchRequest:
+    """The query's length is the searcher's to check (RECALL_MAX_QUERY_CHARS); filter values are
+    held to MAX_PARAM_CHARS here."""
     if not isinstance(query, str):
         raise InvalidQuery("'query' must be a string")
     for key in ("date", "since", "until", "channel", "participant", "role", "session", "mode",
                 "scope", "memory_type"):
         if values.get(key) is not None and not isinstance(values[key], str):
             raise InvalidQuery(f"'{key}' must be a string")
+        if len(values.get(key) or "") > MAX_PARAM_CHARS:
+            raise InvalidQuery(f"'{key}' is longer than {MAX_PARAM_CHARS} characters")
     since, until = values.get("since"), values.get("until")
     if values.get("date"):
         since, until = date_range(str(values["date"]))

@@ -64,7 +64,8 @@ class RecallService:
         self._embedder = embedder
         self._lock = threading.Lock()
         self.progress = progress
-        self.searcher = Searcher(self.data, lambda: self.embedder)
+        self.searcher = Searcher(self.data, lambda: self.embedder,
+                                 max_query_chars=settings.max_query_chars)
 
     @property
     def embedder(self) -> Embedder:
@@ -279,7 +280,7 @@ class RecallService:
 
     def digest(self, period: str = "week", day: str | None = None) -> dict[str, Any]:
         """Active topics, open tasks and one line per day for the period around `day`."""
-        start, end = period_range(period, day or datetime.now().date().isoformat())
+        start, end = period_range(period, datetime.now().date().isoformat() if day is None else day)
         listed = self.list_sessions(since=start, until=end, limit=MAX_PAGE)["sessions"]
         tasks = [m for s in listed for m in self.memories(s["session_id"], ["project"])]
         return build_digest(period, start, end, listed, tasks)

@@ -31,8 +31,25 @@ SETTINGS_HELP: dict[str, tuple[str, str]] = {
     "max_file_mb": ("RECALL_MAX_FILE_MB", "input files larger than this are rejected"),
     "batch_sessions": ("RECALL_BATCH_SESSIONS", "sessions written per index commit"),
     "lock_wait": ("RECALL_LOCK_WAIT", "seconds a writer waits for another writer to finish"),
-    "api_token": ("RECALL_API_TOKEN", "when set, every /v1 HTTP route needs 'Authorization: Bearer <token>'"),
+    "api_token": ("RECALL_API_TOKEN", (
+        "when set, every HTTP route (/v1, /mcp, /healthz, /metrics, /schema) needs "
+        "'Authorization: Bearer <token>'")),
     "max_body_mb": ("RECALL_MAX_BODY_MB", "largest HTTP request body accepted (413 above)"),
+    "max_query_chars": ("RECALL_MAX_QUERY_CHARS", (
+        "longest search query, in characters (CLI, HTTP and MCP; HTTP answers 400 above)")),
+    "http_header_timeout": ("RECALL_HTTP_HEADER_TIMEOUT", (
+        "`recall serve`: seconds a client has to send a request's line and headers, from "
+        "connecting (or from the first byte of its next request); then the connection is closed")),
+    "http_body_timeout": ("RECALL_HTTP_BODY_TIMEOUT", (
+        "`recall serve`: seconds a client has to send a request's body once its headers are in; "
+        "then the connection is closed")),
+    "http_keep_alive": ("RECALL_HTTP_KEEP_ALIVE", (
+        "`recall serve`: seconds an idle kept-alive connection stays open after a response")),
+    "http_max_connections": ("RECALL_HTTP_MAX_CONNECTIONS", (
+        "`recall serve`: open connections (idle ones included) above which new requests get 503")),
+    "http_max_header_kb": ("RECALL_HTTP_MAX_HEADER_KB", (
+        "`recall serve`: KiB of a request line and headers the server buffers while they arrive "
+        "(400 above)")),
     "llm_url": ("RECALL_LLM_URL", "optional OpenAI-compatible endpoint (e.g. http://localhost:11434/v1) "
                 "that may refine extracted memories on request; off when unset"),
     "llm_model": ("RECALL_LLM_MODEL", "model name sent to RECALL_LLM_URL"),
@@ -57,6 +74,12 @@ class Settings:
     lock_wait: float = 30.0
     api_token: str | None = None
     max_body_mb: float = 20.0
+    max_query_chars: int = 2000
+    http_header_timeout: float = 10.0
+    http_body_timeout: float = 60.0
+    http_keep_alive: int = 5
+    http_max_connections: int = 100
+    http_max_header_kb: int = 64
     llm_url: str | None = None
     llm_model: str = "gpt-4o-mini"
     llm_api_key: str | None = None
@@ -88,6 +111,12 @@ class Settings:
                 lock_wait=float(values.get("lock_wait", cls.lock_wait)),  # type: ignore[arg-type]
                 api_token=str(values["api_token"]) if values.get("api_token") else None,
                 max_body_mb=float(values.get("max_body_mb", cls.max_body_mb)),  # type: ignore[arg-type]
+                max_query_chars=int(values.get("max_query_chars", cls.max_query_chars)),  # type: ignore[arg-type]
+                http_header_timeout=float(values.get("http_header_timeout", cls.http_header_timeout)),  # type: ignore[arg-type]
+                http_body_timeout=float(values.get("http_body_timeout", cls.http_body_timeout)),  # type: ignore[arg-type]
+                http_keep_alive=int(values.get("http_keep_alive", cls.http_keep_alive)),  # type: ignore[arg-type]
+                http_max_connections=int(values.get("http_max_connections", cls.http_max_connections)),  # type: ignore[arg-type]
+                http_max_header_kb=int(values.get("http_max_header_kb", cls.http_max_header_kb)),  # type: ignore[arg-type]
                 llm_url=str(values["llm_url"]) if values.get("llm_url") else None,
                 llm_model=str(values.get("llm_model", cls.llm_model)),
                 llm_api_key=str(values["llm_api_key"]) if values.get("llm_api_key") else None,
@@ -100,9 +129,13 @@ class Settings:
         if settings.model_cache is None:
             settings = dataclasses.replace(settings, model_cache=settings.home / "models")
         if settings.max_file_mb <= 0 or settings.batch_sessions <= 0 or settings.lock_wait < 0 \
-                or settings.max_body_mb <= 0 or settings.llm_timeout <= 0:
-            raise InvalidInput("RECALL_MAX_FILE_MB, RECALL_MAX_BODY_MB, RECALL_BATCH_SESSIONS and "
-                               "RECALL_LLM_TIMEOUT must be positive")
+                or settings.max_body_mb <= 0 or settings.llm_timeout <= 0 \
+                or settings.max_query_chars <= 0:
+            raise InvalidInput("RECALL_MAX_FILE_MB, RECALL_MAX_BODY_MB, RECALL_MAX_QUERY_CHARS, "
+                               "RECALL_BATCH_SESSIONS and RECALL_LLM_TIMEOUT must be positive")
+        if min(settings.http_header_timeout, settings.http_body_timeout, settings.http_keep_alive,
+               settings.http_max_connections, settings.http_max_header_kb) <= 0:
+            raise InvalidInput("the RECALL_HTTP_* settings must be positive")
         full, summary = settings.retention_full_days, settings.retention_summary_days
         if (full is not None and full < 0) or (summary is not None and summary < 0) or \
                 (full is not None and summary is not None and summary < full):

@@ -20,6 +20,7 @@ from models import (
     check_session_id,
     parse_snapshot,
 )
+from models.ids import check_snapshot_id
 from models.snapshot import snapshot_tokens
 
 from .layout import DataDir, atomic_write
@@ -39,7 +40,7 @@ class SnapshotStore:
         return self.root / check_session_id(session_id)
 
     def save(self, snapshot: Snapshot) -> Path:
-        path = self._folder(snapshot.session_id) / f"{check_session_id(snapshot.id)}.json"
+        path = self._folder(snapshot.session_id) / f"{check_snapshot_id(snapshot.id)}.json"
         atomic_write(path, msgspec.json.format(msgspec.json.encode(snapshot), indent=1))
         return path
 
@@ -47,7 +48,7 @@ class SnapshotStore:
         """Save under a fresh id: a snapshot taken in the same second as another one gets a
         numbered suffix instead of replacing it."""
         folder, base, n = self._folder(snapshot.session_id), snapshot.id, 1
-        while (folder / f"{check_session_id(snapshot.id)}.json").exists():
+        while (folder / f"{check_snapshot_id(snapshot.id)}.json").exists():
             n += 1
             snapshot = msgspec.structs.replace(snapshot, id=f"{base}-{n}")
         self.save(snapshot)

@@ -8,7 +8,7 @@ decision keeps its own camelCase wire shape. `msgspec.to_builtins(decision)` giv
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 import msgspec
 
@@ -38,6 +38,16 @@ RecoveryStrategy = Literal[
     "confirm_first",  # not sure which snapshot (or whether any): ask the user first
 ]
 Severity = Literal["none", "minor", "moderate", "major"]
+
+# Bounds, checked when options are read from JSON (and documented in the OpenAPI schema):
+# past them the arithmetic overflows (timedelta(days=1e9), weights summing to infinity).
+MAX_WEIGHT = 1e6
+MAX_HOURS = 24.0 * 365 * 100
+MAX_DAYS = 365.0 * 100
+Weight = Annotated[float, msgspec.Meta(ge=0, le=MAX_WEIGHT)]
+Share = Annotated[float, msgspec.Meta(ge=0, le=1)]
+Hours = Annotated[float, msgspec.Meta(gt=0, le=MAX_HOURS)]
+Days = Annotated[float, msgspec.Meta(gt=0, le=MAX_DAYS)]
 ChangeKind = Literal[
     "added", "removed", "modified", "fulfilled", "reopened", "deactivated", "reactivated",
     "completed", "cancelled", "status_changed",
@@ -47,10 +57,10 @@ ChangeKind = Literal[
 class RecoveryWeights(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """How much each score part counts; only their ratios matter (they are normalized)."""
 
-    recency: float = 0.15
-    completeness: float = 0.35
-    relevance: float = 0.35
-    freshness: float = 0.15
+    recency: Weight = 0.15
+    completeness: Weight = 0.35
+    relevance: Weight = 0.35
+    freshness: Weight = 0.15
 
     def __post_init__(self) -> None:
         values = (self.recency, self.completeness, self.relevance, self.freshness)
@@ -64,27 +74,27 @@ class RecoveryOptions(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_
     weights: RecoveryWeights = RecoveryWeights()
     # Recency halves every half_life_hours behind the newest snapshot; snapshots more than
     # time_window_hours behind it are not considered at all (None: no window).
-    half_life_hours: float = 24.0
-    time_window_hours: float | None = 24.0 * 30
+    half_life_hours: Hours = 24.0
+    time_window_hours: Hours | None = 24.0 * 30
     # With a current context, how much completeness and freshness still count for a snapshot
     # that does not match it at all (they count fully at relevance 1).
-    off_topic_share: float = 0.3
+    off_topic_share: Share = 0.3
     # Below this decision confidence the strategy is confirm_first.
-    min_confidence: float = 0.4
+    min_confidence: Share = 0.4
     # Intents and facts below this confidence count for nothing (guesses are not state).
-    min_item_confidence: float = 0.5
+    min_item_confidence: Share = 0.5
     # A best-vs-second score gap this large makes the margin part of the confidence full.
-    decisive_margin: float = 0.2
+    decisive_margin: Annotated[float, msgspec.Meta(gt=0)] = 0.2
     # full_restore needs at least this freshness and (with a context) this relevance.
-    full_restore_freshness: float = 0.8
-    full_restore_relevance: float = 0.6
+    full_restore_freshness: Share = 0.8
+    full_restore_relevance: Share = 0.6
     # A snapshot with at least this share of its intents and tasks done (and no high or critical
     # task open) is only summarized.
-    mostly_done_share: float = 0.8
+    mostly_done_share: Share = 0.8
     # A selected snapshot older than this (relative to `now`) is only summarized.
-    summarize_after_days: float = 30.0
+    summarize_after_days: Days = 30.0
     # An open task untouched this long before its snapshot (or before `now`) is stale.
-    stale_task_days: float = 14.0
+    stale_task_days: Days = 14.0
 
     def __post_init__(self) -> None:
         if self.half_life_hours <= 0:

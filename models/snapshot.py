@@ -22,7 +22,7 @@ from typing import Any, Literal, get_args
 import msgspec
 
 from .errors import InvalidInput, UnsafeSessionId
-from .ids import check_session_id
+from .ids import check_session_id, check_snapshot_id
 from .parse import parse_time
 from .tokens import estimate_tokens
 
@@ -255,7 +255,7 @@ def _safe_id(value: Any, field: str) -> str:
     if isinstance(value, int) and not isinstance(value, bool):
         value = str(value)
     try:
-        return check_session_id(value)
+        return check_snapshot_id(value) if field == "id" else check_session_id(value)
     except UnsafeSessionId as exc:
         # Both ids become file names (snapshots/<sessionId>/<id>.json): same rules, named field.
         raise UnsafeSessionId(f"snapshot '{field}' is unsafe: {exc.detail}") from None

@@ -74,8 +74,10 @@ class _Candidate:
 class Searcher:
     """Reads the live generation; notices a reindex switch and reopens."""
 
-    def __init__(self, data: DataDir, embedder: Callable[[], Embedder]) -> None:
+    def __init__(self, data: DataDir, embedder: Callable[[], Embedder], *,
+                 max_query_chars: int = MAX_QUERY_CHARS) -> None:
         self.data = data
+        self.max_query_chars = max_query_chars
         self._embedder_factory = embedder
         self._embedder: Embedder | None = None
         self._gen: Generation | None = None
@@ -108,7 +110,7 @@ class Searcher:
         return self._gen
 
     def search(self, request: SearchRequest) -> SearchResponse:
-        _validate(request)
+        _validate(request, self.max_query_chars)
         gen = self.generation()
         terms = analyze_query(request.query)
         candidates: dict[str, _Candidate] = {}
@@ -279,11 +281,11 @@ def _iso_day(day: int) -> str:
     return f"{text[:4]}-{text[4:6]}-{text[6:]}"
 
 
-def _validate(request: SearchRequest) -> None:
+def _validate(request: SearchRequest, max_query_chars: int) -> None:
     if not request.query.strip():
         raise InvalidQuery("the query is empty")
-    if len(request.query) > MAX_QUERY_CHARS:
-        raise InvalidQuery(f"the query is longer than {MAX_QUERY_CHARS} characters")
+    if len(request.query) > max_query_chars:
+        raise InvalidQuery(f"the query is longer than {max_query_chars} characters")
     if not 1 <= request.limit <= MAX_LIMIT:
         raise InvalidQuery(f"limit must be between 1 and {MAX_LIMIT}")
     if not 1 <= request.messages_per_session <= 20:

@@ -9,6 +9,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import IO
 
 import httpx
 import pytest
@@ -113,8 +114,17 @@ def test_stats_health_metrics_schema(client: TestClient) -> None:
          "'2026-13-01' is not a real date"),
         ("get", "/v1/search", {"params": {"q": "x", "since": "soon"}}, 400, "Invalid query",
          "cannot read date 'soon': use YYYY-MM-DD, YYYY-MM or YYYY"),
-        ("get", "/v1/search", {"params": {"q": "x", "mode": "magic"}}, 400, "Invalid query",
-         "mode must be hybrid, keyword or vector, not 'magic'"),
+        ("get", "/v1/search", {"params": {"q": "x", "mode": "magic"}}, 400, "Invalid input",
+         "mode: Invalid enum value 'magic'"),
+        ("get", "/v1/search", {"params": {"q": "升" * 2001}}, 400, "Invalid query",
+         "the query is longer than 2000 characters"),
+        ("get", "/v1/search", {"params": {"q": "x", "channel": "c" * 201}}, 400, "Invalid input",
+         "channel: Expected `str` of length <= 200"),
+        ("get", "/v1/sessions/" + "a" * 201, {}, 400, "Invalid input", "session_id: Expected `str` of length <= 200"),
+        ("get", "/v1/sessions/t-en-errors/changes", {"params": {"against": "s" * 238}}, 400, "Invalid input",
+         "against: Expected `str` of length <= 237"),
+        ("post", "/v1/recovery", {"json": {"session_id": "t-en-errors", "context": "c" * 10_001}}, 400,
+         "Invalid input", "context: Expected `str` of length <= 10000"),
         ("get", "/v1/search", {"params": {"q": " "}}, 400, "Invalid query", "the query is empty"),
         ("get", "/v1/search", {"params": {"q": "x", "limit": 0}}, 400, "Invalid input", "limit: Expected `int` >= 1"),
         ("get", "/v1/search", {"params": {"q": "x", "limit": "many"}}, 400, "Invalid input",
@@ -126,6 +136,8 @@ def test_stats_health_metrics_schema(client: TestClient) -> None:
         ("post", "/v1/sessions", {"json": [1, 2]}, 400, "Invalid input", "data: Expected `object`, got `array`"),
         ("post", "/v1/sessions", {"json": {"sessionId": "../x", "messages": []}}, 400, "Unsafe session id",
          "session id contains a path separator"),
+        ("post", "/v1/sessions", {"json": {"sessionId": "升" * 200, "date": "2026-01-01", "messages": []}}, 400,
+         "Unsafe session id", "session id is 200 characters long, 600 bytes in UTF-8 (limit 200 bytes)"),
         ("post", "/v1/sessions", {"json": {"sessionId": "a", "date": "2026-01-01", "messages": "hi"}}, 400,
          "Invalid session", "'messages' must be a list, got a string"),
         ("post", "/v1/sessions", {"content": b"{not json", "headers": {"content-type": "application/json"}}, 400,
@@ -153,6 +165,42 @@ def test_body_too_large_is_413(tmp_path: Path) -> None:
     assert response.json()["title"] == "Payload too large"
 
 
+def test_schema_describes_every_error_body(client: TestClient) -> None:
+    schema = client.get("/schema/openapi.json").json()
+    assert schema["components"]["schemas"]["Problem"]["required"] == ["detail", "status", "title", "type"]
+    operations = [(path, method, op) for path, item in schema["paths"].items() for method, op in item.items()]
+    assert len(operations) == 16
+    for path, method, op in operations:
+        errors = {code: response for code, response in op["responses"].items() if code >= "400"}
+        assert "401" in errors, (method, path)  # any route may need the token
+        for response in errors.values():
+            assert response["content"] == {PROBLEM: {"schema": {"$ref": "#/components/schemas/Problem"}}}
+
+
+def test_allow_lists_every_method_of_a_path(client: TestClient) -> None:
+    """RFC 9110: a 405 carries Allow; OPTIONS lists every method (Litestar 2 listed only the
+    first handler's methods, litestar#4169)."""
+    wrong = client.put("/v1/sessions/t-kyoto/snapshots")
+    assert wrong.status_code == 405 and wrong.headers["content-type"].startswith(PROBLEM)
+    assert set(wrong.headers["allow"].split(", ")) == {"DELETE", "GET", "OPTIONS", "POST"}
+    for path, allow in [("/v1/sessions", "GET, OPTIONS, POST"), ("/v1/sessions/x", "DELETE, GET, OPTIONS"),
+                        ("/v1/sessions/x/snapshots", "DELETE, GET, OPTIONS, POST"), ("/v1/stats", "GET, OPTIONS")]:
+        options = client.options(path)
+        assert options.status_code == 204 and options.headers["allow"] == allow, path
+
+
+def test_query_limit_is_a_setting(built_home: Path) -> None:
+    settings = Settings(home=built_home, embedder="hash", max_query_chars=10)
+    service = RecallService(settings, embedder=HashEmbedder())
+    with TestClient(create_app(settings, service)) as c:
+        assert c.get("/v1/search", params={"q": "升级"}).status_code == 200
+        too_long = c.get("/v1/search", params={"q": "x" * 11})
+        assert too_long.status_code == 400 and too_long.json()["detail"] == "the query is longer than 10 characters"
+        schema = c.get("/schema/openapi.json").json()
+        q = next(p for p in schema["paths"]["/v1/search"]["get"]["parameters"] if p["name"] == "q")
+        assert q["schema"]["maxLength"] == 10
+
+
 def test_unindexed_home_is_503(tmp_path: Path) -> None:
     service = RecallService(Settings(home=tmp_path, embedder="hash"), embedder=HashEmbedder())
     with TestClient(create_app(service.settings, service)) as c:
@@ -164,19 +212,43 @@ def test_unindexed_home_is_503(tmp_path: Path) -> None:
             assert response.status_code == 503 and response.json()["title"] == "Index unavailable"
 
 
-def test_token_required_when_set(built_home: Path) -> None:
+def test_token_required_on_every_route(built_home: Path) -> None:
     service = RecallService(Settings(home=built_home, embedder="hash", api_token="s3cret-token"),
                             embedder=HashEmbedder())
+    auth = {"Authorization": "Bearer s3cret-token"}
     with TestClient(create_app(service.settings, service)) as c:
         denied = c.get("/v1/search", params={"q": "升级"})
         assert denied.status_code == 401 and denied.headers["www-authenticate"] == "Bearer"
+        assert denied.headers["content-type"].startswith(PROBLEM)
         assert denied.json()["title"] == "Unauthorized"
         assert c.get("/v1/stats", headers={"Authorization": "Bearer wrong"}).status_code == 401
-        ok = c.get("/v1/search", params={"q": "升级"}, headers={"Authorization": "Bearer s3cret-token"})
+        assert c.get("/v1/stats", headers={"Authorization": "s3cret-token"}).status_code == 401
+        ok = c.get("/v1/search", params={"q": "升级"}, headers=auth)
         assert ok.status_code == 200
-        assert c.get("/healthz").status_code == 200  # health stays open for probes
+        for path in ("/healthz", "/metrics", "/schema/openapi.json", "/schema", "/v1/check"):
+            assert c.get(path).status_code == 401, path
+            assert c.get(path, headers=auth).status_code == 200, path
+        # the token is checked before the body is read
+        big = c.post("/v1/sessions", content=b"x" * 30_000_000, headers={"content-type": "application/json"})
+        assert big.status_code == 401
         mcp = c.post("/mcp", json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
         assert mcp.status_code == 401 and mcp.json()["title"] == "Unauthorized"
+        schema = c.get("/schema/openapi.json", headers=auth).json()
+        assert schema["security"] == [{"bearer": []}]
+        assert schema["components"]["securitySchemes"]["bearer"] == {"type": "http", "scheme": "bearer"}
+
+
+def test_mcp_body_limit(tmp_path: Path) -> None:
+    service = RecallService(Settings(home=tmp_path, embedder="hash", max_body_mb=0.001), embedder=HashEmbedder())
+    call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {"name": "search_archive", "arguments": {"query": "x" * 5000}}}
+    headers = {"accept": "application/json, text/event-stream", "host": "127.0.0.1:8765"}
+    with TestClient(create_app(service.settings, service)) as c:
+        response = c.post("/mcp", json=call, headers=headers)
+        assert response.status_code == 413 and response.headers["content-type"].startswith(PROBLEM)
+        assert response.json()["title"] == "Payload too large"
+        call["params"]["arguments"]["query"] = "x"
+        assert c.post("/mcp", json=call, headers=headers).status_code == 200
 
 
 def _free_port() -> int:
@@ -185,15 +257,19 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def _serve(home: Path, *args: str, env: dict | None = None) -> tuple[subprocess.Popen, str]:
+def _serve(home: Path, *args: str, env: dict | None = None, log: IO[str] | None = None
+           ) -> tuple[subprocess.Popen, str]:
+    """`recall serve` on a free port; its output goes to `log` (for long runs: a pipe nobody
+    reads would fill up and stall the server), else to pipes read when it ends."""
     port = _free_port()
     env = {**os.environ, "RECALL_HOME": str(home), "RECALL_EMBEDDER": "hash", **(env or {})}
+    out = log or subprocess.PIPE
     proc = subprocess.Popen([sys.executable, "-m", "api.cli", "serve", "--port", str(port), *args], cwd=ROOT,
-                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            env=env, stdout=out, stderr=out, text=True)
     base = f"http://127.0.0.1:{port}"
     for _ in range(300):
         try:
-            if httpx.get(f"{base}/healthz", timeout=1).status_code in (200, 503):
+            if httpx.get(f"{base}/healthz", timeout=1).status_code in (200, 401, 503):
                 return proc, base
         except httpx.TransportError:
             if proc.poll() is not None:
@@ -217,8 +293,9 @@ def test_end_to_end_over_real_http(tmp_path: Path) -> None:
         assert httpx.post(f"{base}/v1/sessions", json=record, headers=auth).status_code == 201
         assert httpx.get(f"{base}/v1/search", params={"q": "lighthouse"}, headers=auth).json()["results"][0]["session_id"] == "http-1"
         assert httpx.delete(f"{base}/v1/sessions/http-1", headers=auth).status_code == 204
-        assert httpx.get(f"{base}/healthz").json()["status"] == "ok"
-        assert "recall_requests_total" in httpx.get(f"{base}/metrics").text
+        assert httpx.get(f"{base}/healthz").status_code == 401
+        assert httpx.get(f"{base}/healthz", headers=auth).json()["status"] == "ok"
+        assert "recall_requests_total" in httpx.get(f"{base}/metrics", headers=auth).text
     finally:
         proc.terminate()
         proc.communicate(timeout=10)

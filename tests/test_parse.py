@@ -81,7 +81,8 @@ def test_wrong_shapes_are_rejected_with_reason(raw: object, reason: str) -> None
         ("a\nb", "control character"),
         ("", "empty"),
         ("   ", "empty"),
-        ("x" * 201, "201 characters"),
+        ("x" * 201, "201 characters long, 201 bytes in UTF-8"),
+        ("会" * 67, "67 characters long, 201 bytes in UTF-8"),
         ("con", "reserved"),
         ("NUL.json", "reserved"),
         (".hidden", "starts with '.'"),
@@ -94,7 +95,8 @@ def test_unsafe_session_ids(value: object, reason: str) -> None:
         check_session_id(value)
 
 
-@pytest.mark.parametrize("value", ["ccba19e7-0d1f-4c1e", "locomo-26-s1", "x" * 200, "会话-1", "a.b"])
+@pytest.mark.parametrize("value", ["ccba19e7-0d1f-4c1e", "locomo-26-s1", "x" * 200, "会" * 66, "会话-1",
+                                   "a.b"])
 def test_safe_session_ids(value: str) -> None:
     assert check_session_id(value) == value
 

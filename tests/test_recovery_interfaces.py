@@ -65,7 +65,11 @@ def test_recover_with_a_budget_compresses_the_choice(writable: RecallService) ->
 def test_recovery_options_are_checked() -> None:
     options = recovery_options({"weights": {"relevance": 1, "recency": 0}, "time_window_hours": None})
     assert options.weights.relevance == 1 and options.time_window_hours is None
-    for bad in ({"weights": {"relevance": -1}}, {"window": 3}, {"half_life_hours": "soon"}, [1]):
+    # past the upper bounds the arithmetic overflowed (HTTP 500, or a NaN confidence)
+    overflowing = ({"summarize_after_days": 1e308}, {"stale_task_days": 1e9},
+                   {"weights": {"recency": 1e308, "completeness": 1e308}})
+    for bad in ({"weights": {"relevance": -1}}, {"window": 3}, {"half_life_hours": "soon"}, [1],
+                *overflowing):
         with pytest.raises(InvalidInput):
             recovery_options(bad)  # type: ignore[arg-type]
 

@@ -1,8 +1,11 @@
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
-from api import RecallService
+from api import RecallService, Settings
+from indexer import HashEmbedder
 from models import InvalidQuery, SearchFilters, SearchRequest
 
 
@@ -104,3 +107,11 @@ def test_invalid_requests(service: RecallService, request_: SearchRequest, reaso
 def test_hostile_query_text_is_just_text(service: RecallService) -> None:
     for query in ['title:"unclosed', "AND OR NOT (", "*:*", "body:[a TO", "'; DROP TABLE x; --"]:
         service.search(SearchRequest(query=query))
+
+
+def test_query_length_limit_is_a_setting(built_home: Path) -> None:
+    service = RecallService(Settings(home=built_home, embedder="hash", max_query_chars=10),
+                            embedder=HashEmbedder())
+    assert service.search(SearchRequest(query="升级 " * 3)).results
+    with pytest.raises(InvalidQuery, match="the query is longer than 10 characters"):
+        service.search(SearchRequest(query="x" * 11))

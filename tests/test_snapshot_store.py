@@ -53,6 +53,18 @@ def test_snapshot_from_memories_maps_types(tmp_path: Path) -> None:
     assert store.list("s2")[0] == snap
 
 
+def test_longest_session_id_has_snapshots(tmp_path: Path) -> None:
+    """A snapshot's id is its session's id plus a suffix: an id at the limit must still make
+    snapshots whose file names the file system takes (found by tests/test_schema_fuzz.py)."""
+    session = parse_session({"sessionId": "s" * 200, "date": "2026-03-29",
+                             "messages": [{"role": "user", "content": "hi"}]})
+    store = SnapshotStore(DataDir(tmp_path))
+    first = store.save_new(snapshot_from_memories(session, [], "2026-03-29T18:00:00+08:00"))
+    second = store.save_new(snapshot_from_memories(session, [], "2026-03-29T18:00:00+08:00"))
+    assert second.id == first.id + "-2"
+    assert [s.id for s in store.list("s" * 200)] == [first.id, second.id]
+
+
 @pytest.mark.parametrize(("period", "day", "expected"), [
     ("day", "2026-03-29", ("2026-03-29", "2026-03-29")),
     ("week", "2026-03-29", ("2026-03-23", "2026-03-29")),  # a Sunday: Monday-Sunday week
