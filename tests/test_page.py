@@ -39,7 +39,9 @@ def test_page_and_assets_need_no_token_but_data_does(locked_client: TestClient) 
     assert locked_client.get("/static/nothing.js").status_code == 404
     assert locked_client.get("/v1/search", params={"q": "升级"}).status_code == 401
     assert locked_client.get("/v1/facets").status_code == 401
-    assert "/" not in locked_client.get("/schema/openapi.json").json()["paths"]  # not an API route
+    assert locked_client.get("/schema/openapi.json").status_code == 401
+    schema = locked_client.get("/schema/openapi.json", headers={"Authorization": "Bearer page-token"})
+    assert "/" not in schema.json()["paths"]  # not an API route
 
 
 def test_page_loads_nothing_from_elsewhere() -> None:
