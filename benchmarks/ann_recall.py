@@ -1,0 +1,88 @@
+"""ANN recall against an exact scan with a real model's vectors.
+
+The scale benchmark's ANN recall uses the `hash` test embedder, whose sparse vectors put many
+passages at exactly the same distance and are hard for a graph index. This measures the same
+index recall@10 with a real model: the vectors of an index built with it (`recall index`), the
+queries embedded with it, the IVF_HNSW_SQ parameters of indexer/vector_store.py.
+
+    python benchmarks/ann_recall.py --home /tmp/rb2/locomo-e5 --queries ../shared/bench/locomo/queries.jsonl \
+        --model-cache /tmp/e5home/models
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import lancedb
+import numpy as np
+from lancedb.index import IvfHnswSq
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from indexer.embedders import load_embedder  # noqa: E402
+from indexer.layout import DataDir  # noqa: E402
+from indexer.vector_store import ANN_EF_CONSTRUCTION, ANN_M  # noqa: E402
+
+
+def _text(record: dict) -> str:
+    return record.get("question") or record["query"]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--home", type=Path, required=True, help="a recall home indexed with e5")
+    parser.add_argument("--queries", type=Path, required=True, help="JSONL with a question (or query) field")
+    parser.add_argument("--model-cache", type=Path)
+    parser.add_argument("--embedder", default="e5")
+    parser.add_argument("--work", type=Path, default=Path("/tmp/ann-recall"))
+    parser.add_argument("--limit", type=int, default=200)
+    args = parser.parse_args()
+
+    data = DataDir(args.home)
+    vectors_dir = data.generation(data.current_generation()) / "vectors"
+    source = lancedb.connect(str(vectors_dir))
+    rows = []
+    for name in source.list_tables().tables:
+        rows.append(source.open_table(name).to_arrow().select(["key", "vector"]))
+    import pyarrow as pa
+    table_data = pa.concat_tables(rows)
+    shutil.rmtree(args.work, ignore_errors=True)
+    table = lancedb.connect(str(args.work)).create_table("all", table_data)
+    started = time.perf_counter()
+    table.create_index("vector", config=IvfHnswSq(distance_type="cosine", num_partitions=1,
+                                                  m=ANN_M, ef_construction=ANN_EF_CONSTRUCTION))
+    build = time.perf_counter() - started
+
+    embedder = load_embedder(args.embedder, args.model_cache)
+    queries = [_text(json.loads(line)) for line in args.queries.read_text().splitlines()
+               if line.strip()][: args.limit]
+    recall10, recall100, ann_ms, flat_ms = [], [], [], []
+    for text in queries:
+        vector = embedder.embed_query(text).astype(np.float32)
+        found = {}
+        for flat in (False, True):
+            query = (table.search(vector, vector_column_name="vector").distance_type("cosine")
+                     .limit(100).refine_factor(1).select(["key"]))
+            if flat:
+                query = query.bypass_vector_index()
+            started = time.perf_counter()
+            found[flat] = query.to_arrow()["key"].to_pylist()
+            (flat_ms if flat else ann_ms).append((time.perf_counter() - started) * 1000)
+        recall10.append(len(set(found[False][:10]) & set(found[True][:10])) / 10)
+        recall100.append(len(set(found[False]) & set(found[True])) / max(1, len(found[True])))
+    print(f"{table.count_rows()} {args.embedder} vectors, IVF_HNSW_SQ m={ANN_M} "
+          f"ef_construction={ANN_EF_CONSTRUCTION}, built in {build:.1f} s; {len(queries)} queries")
+    print(f"recall@10 {statistics.mean(recall10):.3f}  recall@100 {statistics.mean(recall100):.3f}  "
+          f"ANN p50 {statistics.median(ann_ms):.2f} ms  flat p50 {statistics.median(flat_ms):.2f} ms")
+
+
+if __name__ == "__main__":
+    main()
