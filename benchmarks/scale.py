@@ -74,7 +74,7 @@ def child_ingest(args: argparse.Namespace) -> dict[str, Any]:
     from indexer.vector_store import VectorIndex
 
     timers: Counter[str] = Counter()
-    _timed(ingest, "extract_memories", "memories (incl. their dedupe embedding)", timers)
+    _timed(ingest, "extract_memories_batch", "memories (incl. their dedupe embedding)", timers)
     _timed(ingest, "normalize", "redact + parse", timers)
     _timed(ingest, "atomic_write_many", "archive write (fsync)", timers)
     _timed(MemoryStore, "save_many", "memory store", timers)
