@@ -91,8 +91,9 @@ def main() -> None:
                              ("date range", "day >= 20250101 AND day <= 20250331")):
             prefilter = " AND ".join(filter(None, (f"role NOT IN ({MEMORY_ROLES})",
                                                    f"lang = '{lang}'", extra)))
-            one = _time(lambda v: query(old, v, prefilter), vectors)
-            two = _time(lambda v: query(tables[f"messages_{lang}"], v, extra), vectors)
+            one = _time(lambda v, where=prefilter: query(old, v, where), vectors)
+            two = _time(lambda v, table=tables[f"messages_{lang}"], where=extra: query(table, v, where),
+                        vectors)
             print(f"{'lang=' + lang + ', ' + label:<44}{one:>21.2f} ms{two:>11.2f} ms  x{one / two:.1f}")
 
 
