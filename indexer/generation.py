@@ -46,6 +46,14 @@ class Generation:
                 f"{SCHEMA_VERSION}; run `recall reindex`")
         return cls(path, meta)
 
+    @staticmethod
+    def schema_of(path: Path) -> int | None:
+        """The schema a generation was written with, or None when it has no readable record."""
+        try:
+            return int(json.loads((path / "meta.json").read_text())["schema"])
+        except (FileNotFoundError, json.JSONDecodeError, KeyError, TypeError, ValueError):
+            return None
+
     @property
     def embedder_name(self) -> str:
         return str(self.meta["embedder"])

@@ -37,7 +37,7 @@ from models import (
 from .documents import memory_documents, session_documents, split_passages
 from .embedders import Embedder, PassageCache
 from .formats import ImportOptions
-from .generation import Generation
+from .generation import SCHEMA_VERSION, Generation
 from .layout import DataDir, atomic_write_many
 from .lock import WriterLock
 from .memories import extract_memories, extract_memories_batch
@@ -130,6 +130,7 @@ class Ingestor:
 
     # public operations, each under the writer lock
     def index_paths(self, paths: Sequence[Path]) -> IndexReport:
+        self._rebuild_if_outdated()
         started = time.monotonic()
         report = IndexReport()
         with WriterLock(self.data.lock_file, self.lock_wait), self._session() as (state, gen):
@@ -300,6 +301,16 @@ class Ingestor:
         return report
 
     # internals
+    def _rebuild_if_outdated(self) -> None:
+        # an index an older recall built (another table layout) is rebuilt from the archive, the
+        # record of truth, rather than refused: upgrading should not need a manual step
+        name = self.data.current_generation()
+        schema = Generation.schema_of(self.data.generation(name)) if name else None
+        if schema is not None and schema != SCHEMA_VERSION:
+            log.warning("the index has schema %s, this recall writes %s: rebuilding it from the "
+                        "archive", schema, SCHEMA_VERSION)
+            self.reindex()
+
     def _session(self, reconcile: bool = True) -> _WriteSession:
         return _WriteSession(self, reconcile)
 

@@ -250,3 +250,21 @@ def test_kill_9_during_index_then_rerun_is_consistent(tmp_path: Path, seed: int)
     report = service.index([folder])
     assert report.indexed + report.unchanged == 300
     assert len(agreement(service)) == 300
+
+
+def test_index_rebuilds_an_index_an_older_version_wrote(tmp_path: Path) -> None:
+    from indexer.generation import SCHEMA_VERSION
+
+    service = make_service(tmp_path / "home")
+    service.index([SESSIONS])
+    old = service.data.current_generation()
+    meta_path = service.data.generation(old) / "meta.json"
+    meta = json.loads(meta_path.read_text())
+    meta_path.write_text(json.dumps(meta | {"schema": SCHEMA_VERSION - 1}))
+    fresh = make_service(tmp_path / "home")
+    with pytest.raises(IndexMismatch, match="reindex"):  # a reader says what to do
+        fresh.search(SearchRequest(query="升级"))
+    report = fresh.index([SESSIONS])  # a writer rebuilds from the archive, then goes on
+    assert report.unchanged == report.files and not report.rejected
+    assert fresh.data.current_generation() != old
+    assert fresh.search(SearchRequest(query="升级")).results
