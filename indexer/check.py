@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any
 
 import msgspec
-import tantivy
 
 from models import IndexUnavailable, Session
 
@@ -180,14 +179,9 @@ def _expected(archived: dict[str, _Archived],
 
 
 def _keyword_keys(gen: Generation) -> dict[str, Counter[str]]:
-    searcher = gen.keyword.index.searcher()
     out: dict[str, Counter[str]] = {}
-    if not searcher.num_docs:
-        return out
-    result = searcher.search(tantivy.Query.all_query(), limit=searcher.num_docs)
-    for _score, address in result.hits:
-        doc = searcher.doc(address)
-        out.setdefault(doc.get_first("session_id"), Counter())[doc.get_first("key")] += 1
+    for doc in gen.keyword.documents():
+        out.setdefault(doc.session_id, Counter())[doc.key] += 1
     return out
 
 

@@ -120,11 +120,8 @@ class KeywordIndex:
 
     def session_ids(self) -> dict[str, int]:
         """Message documents per session (session and memory documents are not counted)."""
-        searcher = self.index.searcher()
         counts: dict[str, int] = {}
-        result = searcher.search(tantivy.Query.all_query(), limit=max(searcher.num_docs, 1))
-        for _score, address in result.hits:
-            doc = searcher.doc(address)
+        for doc in self._every_document():
             session_id = doc.get_first("session_id")
             counts.setdefault(session_id, 0)
             if doc.get_first("message_id") and doc.get_first("role") not in MEMORY_ROLES:
@@ -134,19 +131,21 @@ class KeywordIndex:
     def documents(self) -> Iterator[Doc]:
         """Every live document, as it was added (the stored text is already cut to
         MAX_INDEXED_CHARS); for copying an index into fresh files."""
+        for doc in self._every_document():
+            time, speaker, text = _stored(doc)
+            yield Doc(key=doc.get_first("key"), session_id=doc.get_first("session_id"),
+                      message_id=doc.get_first("message_id") or None, role=doc.get_first("role"),
+                      time=time, day=doc.get_first("day"), channel=doc.get_first("channel"),
+                      participants=tuple(p for p in doc.get_all("participant") if p),
+                      speaker=speaker, text=text)
+
+    def _every_document(self) -> Iterator[tantivy.Document]:
         searcher = self.index.searcher()
         if not searcher.num_docs:
             return
         for _score, address in searcher.search(tantivy.Query.all_query(),
                                                 limit=searcher.num_docs, count=False).hits:
-            doc = searcher.doc(address)
-            time, speaker, text = bytes(doc.get_first("stored")).decode().split("\x1f", 2)
-            yield Doc(key=doc.get_first("key"), session_id=doc.get_first("session_id"),
-                      message_id=doc.get_first("message_id") or None, role=doc.get_first("role"),
-                      time=time or None, day=doc.get_first("day"),
-                      channel=doc.get_first("channel"),
-                      participants=tuple(p for p in doc.get_all("participant") if p),
-                      speaker=speaker or None, text=text)
+            yield searcher.doc(address)
 
     def search(self, terms: QueryTerms, filters: SearchFilters, limit: int) -> list[KeywordHit]:
         text_query = self._text_query(terms)
@@ -171,12 +170,11 @@ class KeywordIndex:
         out = {}
         for _score, address in searcher.search(query, limit=len(keys), count=False).hits:
             doc = searcher.doc(address)
-            time, speaker, text = bytes(doc.get_first("stored")).decode().split("\x1f", 2)
+            time, speaker, text = _stored(doc)
             key = doc.get_first("key")
             out[key] = StoredDoc(key, doc.get_first("session_id"),
                                  doc.get_first("message_id") or None, doc.get_first("role"),
-                                 time or None, speaker or None, text, doc.get_first("day"),
-                                 doc.get_first("channel"))
+                                 time, speaker, text, doc.get_first("day"), doc.get_first("channel"))
         return out
 
     def _text_query(self, terms: QueryTerms) -> tantivy.Query | None:
@@ -233,3 +231,9 @@ class KeywordIndex:
                 clauses.append((tantivy.Occur.Must, Q.term_query(schema, field, value)))
         clauses += self._scope_clauses(filters)
         return query if len(clauses) == 1 else Q.boolean_query(clauses)
+
+
+def _stored(doc: tantivy.Document) -> tuple[str | None, str | None, str]:
+    """The stored field's time, speaker and text (see KeywordIndex._document)."""
+    time, speaker, text = bytes(doc.get_first("stored")).decode().split("\x1f", 2)
+    return time or None, speaker or None, text
