@@ -46,6 +46,7 @@ def parse_session(raw: Any, *, fallback_id: str | None = None) -> Session:
         feedback=tuple(_feedback(f) for f in _list(raw, "feedback") if _feedback(f)),
         summary=_opt_str(raw, "summary"),
         title=_opt_str(raw, "title"),
+        category=_opt_str(raw, "category"),
         archived_at=parse_time(raw.get("archivedAt") or raw.get("archived_at")),
         **_retention(raw, session_id),
     )

@@ -53,6 +53,8 @@ class Session(msgspec.Struct, frozen=True, omit_defaults=True, rename="camel"):
     feedback: tuple[Feedback, ...] = ()
     summary: str | None = None
     title: str | None = None
+    # what kind of conversation it is (e.g. "debugging", "planning"); cleanup can select by it
+    category: str | None = None
     archived_at: str | None = None
     retention: Retention | None = None
     # a trimmed session keeps the memories extracted before its messages were dropped: they are
