@@ -163,6 +163,8 @@ class Ingestor:
             if row and row.status == "indexed" and row.content_hash == prepared.content_hash:
                 return session.session_id, False
             self._flush([prepared], state, gen, IndexReport())
+            if row:  # the old version's vector rows are deleted: rewrite them out
+                gen.vectors.compact()
         return session.session_id, True
 
     def delete(self, session_id: str) -> None:
@@ -257,6 +259,8 @@ class Ingestor:
                     self._flush(batch, state, gen, report)
                     batch = []
             self._flush(batch, state, gen, report)
+            if report.indexed:
+                gen.vectors.compact()
         report.seconds = time.monotonic() - started
         return report
 
@@ -499,6 +503,7 @@ class Ingestor:
         gen.keyword.delete_sessions(session_ids)
         gen.keyword.commit()
         gen.vectors.delete_sessions(session_ids)
+        gen.vectors.compact()  # searches slow down while the tables hold deleted rows
         gen.mark_changed()
         for session_id in session_ids:  # forgetting a session forgets what was drawn from it
             SnapshotStore(self.data).delete_session(session_id)
