@@ -26,12 +26,13 @@ def cleanup(service: RecallService, *, older_than: str | None = None,
             today: str | None = None) -> dict[str, Any]:
     """What the cleanup deletes (ids, dates, last activity, category, channel, what goes with
     each session) and, with `apply`, the result of doing it."""
-    if older_than is None and keep_snapshots is None:
-        raise InvalidInput("nothing to clean up: give an age (e.g. --older-than 90d) or "
-                           "--keep-snapshots N")
+    # the messages name the options as both the CLI (--older-than) and HTTP (older_than) do
     if (categories or channels) and older_than is None:
         raise InvalidInput("category and channel choose sessions to delete: give an age too "
-                           "(e.g. --older-than 90d)")
+                           "(older-than, e.g. 90d)")
+    if older_than is None and keep_snapshots is None:
+        raise InvalidInput("nothing to clean up: give an age (older-than, e.g. 90d) or a "
+                           "number of snapshots to keep (keep-snapshots)")
     for values in (categories, channels):
         if len(values) > MAX_FILTER_VALUES or any(
                 not isinstance(v, str) or not v.strip() or len(v) > 200 for v in values):
