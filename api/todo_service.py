@@ -118,7 +118,7 @@ class TodoService:
             raise InvalidInput(f"source session {checked!r} is not in the archive")
         return checked
 
-    def _memory(self, memory_id: object, *, missing: type[InvalidInput] | type[NotFound]) -> Memory:
+    def _memory(self, memory_id: object, *, missing: type[InvalidInput | NotFound]) -> Memory:
         if not isinstance(memory_id, str) or _MEMORY_MARK not in memory_id \
                 or len(memory_id) > MAX_TODO_ID + 20:
             raise missing(f"no memory {memory_id!r}")
