@@ -48,8 +48,11 @@ class TodoService:
             if session_id is not None and session_id != memory.session_id:
                 raise InvalidInput(f"memory {memory.id!r} is not from session {session_id!r}")
             session_id = memory.session_id
-        return self.store.add(text, str(period), bounds, source_session_id=session_id,
-                              source_memory_id=source_memory_id)  # type: ignore[arg-type]
+        try:
+            return self.store.add(text, str(period), bounds, source_session_id=session_id,
+                                  source_memory_id=source_memory_id)  # type: ignore[arg-type]
+        except NotFound:  # deleted since it was checked above
+            raise InvalidInput(f"source session {session_id!r} is not in the archive") from None
 
     def promote(self, memory_id: object, period: object = None, day: object = None
                 ) -> tuple[Todo, bool]:

@@ -141,6 +141,8 @@ class TodoStore:
                     created_at=_now(), completed_at=None, origin="added",
                     source_session_id=source_session_id, source_memory_id=source_memory_id)
         with self._db(write=True) as db:
+            if source_session_id is not None:
+                _require_session(db, source_session_id)
             _insert(db, todo)
         return todo
 
@@ -152,6 +154,7 @@ class TodoStore:
                              "ORDER BY created_at, id LIMIT 1", (memory_id,)).fetchone()
             if row is not None:
                 return _todo(row), False
+            _require_session(db, session_id)
             todo = Todo(id=promoted_todo_id(memory_id), content=content, period=period,  # type: ignore[arg-type]
                         period_date=bounds[0], period_end=bounds[1], status="open",
                         created_at=_now(), completed_at=None, origin="promoted",
@@ -185,6 +188,15 @@ class TodoStore:
                                       "source_memory_id = NULL WHERE source_session_id = ?",
                                       ids).rowcount
         return deleted, unlinked
+
+
+def _require_session(db: sqlite3.Connection, session_id: str) -> None:
+    """The linked session is still archived, checked inside the todo's own transaction: a
+    delete marks the session `deleting` before it forgets its todos, so a todo linked while the
+    session is still there is forgotten with it, and none is linked once it is going."""
+    row = db.execute("SELECT status FROM sessions WHERE session_id = ?", (session_id,)).fetchone()
+    if row is None or row[0] != "indexed":
+        raise NotFound(f"no session {session_id!r}")
 
 
 def _insert(db: sqlite3.Connection, todo: Todo) -> None:

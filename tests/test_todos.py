@@ -23,6 +23,7 @@ from mcp.client.streamable_http import streamable_http_client
 
 from api import RecallService
 from api.app import create_app
+from indexer.state import State
 from models import InvalidInput, NotFound
 from models.todo import period_bounds
 
@@ -403,3 +404,20 @@ def test_mcp_todo_tools(mcp_url: str, tasks: RecallService) -> None:
             assert "at most 2000" in _error(await _call(session, "add_todo", content="x" * 2001))
 
     anyio.run(scenario)
+
+
+def test_no_todo_is_linked_to_a_session_being_deleted(tasks: RecallService) -> None:
+    """A delete marks the session `deleting` before it forgets its todos; a link made in
+    between is refused inside the todo's own transaction, so none outlives the session."""
+    memory_id = _memory(tasks, "TLS")
+    state = State(tasks.data.state_db)
+    try:
+        state.set_status(["t-tasks"], "deleting")
+    finally:
+        state.close()
+    with pytest.raises(NotFound, match="no session 't-tasks'"):
+        tasks.todos.store.promote("text", "day", ("2026-03-13", "2026-03-13"),
+                                  session_id="t-tasks", memory_id=memory_id)
+    with pytest.raises(NotFound, match="no session 't-tasks'"):
+        tasks.todos.store.add("text", "day", ("2026-03-13", "2026-03-13"), source_session_id="t-tasks")
+    assert tasks.todos.list(status="all")["total"] == 0
