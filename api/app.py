@@ -41,6 +41,7 @@ from .options import AllowHeader
 from .page import page_routes
 from .problems import EXCEPTION_HANDLERS, problem_responses
 from .requests import search_request
+from .routes_todos import todo_routes
 from .service import RecallService
 from .settings import Settings
 from .wire import (
@@ -310,7 +311,7 @@ def create_app(settings: Settings, service: RecallService | None = None, *,
         route_handlers=[search_route, list_sessions_route, get_session_route, post_session_route,
                         delete_session_route, stats_route, memories_route, list_snapshots_route,
                         create_snapshot_route, prune_snapshots_route, get_snapshot_route, changes_route, recovery_route,
-                        digest_route, facets_route, check_route],
+                        digest_route, facets_route, check_route, *todo_routes()],
     )
     allow = AllowHeader()
     app = Litestar(

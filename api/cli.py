@@ -1,4 +1,4 @@
-"""The `recall` command line: index, import, search, show, stats, delete, reindex."""
+"""The `recall` command line: index, import, search, show, stats, delete, reindex, todo, cleanup."""
 
 from __future__ import annotations
 
@@ -25,6 +25,7 @@ from models import (
 )
 from search.dates import check_day
 
+from .cli_todo import add_cleanup_parser, add_todo_parser, cmd_cleanup, cmd_todo, todo_line
 from .requests import REQUEST_KEYS, search_request
 from .service import RecallService
 from .settings import SETTINGS_HELP, Settings
@@ -47,6 +48,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_import_parser(sub)
     add_watch_parser(sub)
     add_retention_parser(sub)
+    add_todo_parser(sub)
+    add_cleanup_parser(sub)
 
     p = sub.add_parser("search", help="search the archive")
     p.add_argument("query", nargs="?", help="what to look for; quote phrases with \"...\"")
@@ -556,6 +559,8 @@ def cmd_digest(service: RecallService, args: argparse.Namespace) -> int:
         print("topics: " + ", ".join(f"{t['topic']} ({t['sessions']})" for t in digest["topics"]))
     for task in digest["open_tasks"]:
         print(f"open task: {task['text']}" + (f" (due {task['due_date']})" if task["due_date"] else ""))
+    for todo in digest["todos"]:
+        print(f"todo {todo_line(todo)}")
     for day in digest["activity"]:
         print(f"{day['date']}  {day['sessions']} sessions  {day['line']}")
     return 0
@@ -646,7 +651,7 @@ COMMANDS = {
     "mcp": cmd_mcp, "snapshots": cmd_snapshots, "recover": cmd_recover, "changes": cmd_changes,
     "memories": cmd_memories, "snapshot": cmd_snapshot, "digest": cmd_digest,
     "import": cmd_import, "watch": cmd_watch, "retention": cmd_retention,
-    "check": cmd_check,
+    "check": cmd_check, "todo": cmd_todo, "cleanup": cmd_cleanup,
 }
 
 

@@ -152,7 +152,8 @@ def build_mcp(service: RecallService) -> MCPServer:
 
     @server.tool(annotations=read_only, description=(
         "A digest of a day, week or month around a date: active topics with counts, open tasks, "
-        "and one line of activity per day. Use for 'what did we do last week?'."))
+        "the todos of the period (open and done), and one line of activity per day. Use for "
+        "'what did we do last week?'."))
     @_tool_result
     def memory_digest(
         period: Annotated[str, Field(description="day, week or month")] = "week",
@@ -160,6 +161,9 @@ def build_mcp(service: RecallService) -> MCPServer:
     ) -> dict[str, Any]:
         return service.digest(period, date)
 
+    from .mcp_todos import add_todo_tools  # here: it imports _tool_result from this module
+
+    add_todo_tools(server, service)
     return server
 
 

@@ -47,7 +47,9 @@ from search.digest import build_digest, period_range
 from search.recovery import recover
 from search.snapshot_changes import detect_changes
 
+from .cleanup_service import cleanup as run_cleanup
 from .settings import Settings
+from .todo_service import TodoService
 
 __all__ = ["RecallService"]
 
@@ -66,6 +68,7 @@ class RecallService:
         self.progress = progress
         self.searcher = Searcher(self.data, lambda: self.embedder,
                                  max_query_chars=settings.max_query_chars)
+        self.todos = TodoService(self)  # add, complete, reopen, list, promote (api/todo_service.py)
 
     @property
     def embedder(self) -> Embedder:
@@ -146,6 +149,15 @@ class RecallService:
             report = self.ingestor().rewrite([p.session_id for p in planned], move)
             out["applied"] = report.indexed
         return out
+
+    def cleanup(self, *, older_than: str | None = None, categories: Sequence[str] = (),
+                channels: Sequence[str] = (), keep_snapshots: int | None = None,
+                apply: bool = False, today: str | None = None) -> dict[str, Any]:
+        """Sessions inactive longer than `older_than` (90d, 12w), optionally only of some
+        categories or channels, and snapshots beyond the newest `keep_snapshots` of each
+        session: what would go (a dry run), or with `apply`, gone (api/cleanup_service.py)."""
+        return run_cleanup(self, older_than=older_than, categories=categories, channels=channels,
+                           keep_snapshots=keep_snapshots, apply=apply, today=today)
 
     # reads
     def search(self, request: SearchRequest) -> SearchResponse:
@@ -279,11 +291,12 @@ class RecallService:
         return SnapshotStore(self.data).save_new(snapshot)
 
     def digest(self, period: str = "week", day: str | None = None) -> dict[str, Any]:
-        """Active topics, open tasks and one line per day for the period around `day`."""
+        """Active topics, open tasks, the period's todos (open and done) and one line per day
+        for the period around `day`."""
         start, end = period_range(period, datetime.now().date().isoformat() if day is None else day)
         listed = self.list_sessions(since=start, until=end, limit=MAX_PAGE)["sessions"]
         tasks = [m for s in listed for m in self.memories(s["session_id"], ["project"])]
-        return build_digest(period, start, end, listed, tasks)
+        return build_digest(period, start, end, listed, tasks, self.todos.in_period(start, end))
 
     def _archived(self, session_id: str) -> Session:
         path = self._archive_path(self._safe_id(session_id))

@@ -12,6 +12,7 @@ from litestar.openapi.spec import OpenAPIFormat, OpenAPIType, Schema
 from models import Session, Snapshot
 from models.ids import MAX_ID_LENGTH
 from models.memory import MemoryType, Priority
+from models.todo import Todo
 
 __all__ = [
     "SESSION_RECORD",
@@ -126,6 +127,7 @@ class OpenTask(msgspec.Struct):
     due_date: str | None
     priority: Priority | None
     source_message_ids: list[str]
+    memory_id: str  # to promote it: POST /v1/todos/promote
 
 
 class DayActivity(msgspec.Struct):
@@ -142,6 +144,7 @@ class Digest(msgspec.Struct):
     messages: int
     topics: list[Topic]
     open_tasks: list[OpenTask]
+    todos: list[Todo]  # every todo whose period overlaps this one, open first
     activity: list[DayActivity]
 
 

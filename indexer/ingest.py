@@ -48,6 +48,7 @@ from .redact import redact_value
 from .snapshots import SnapshotStore
 from .sources import RawSnapshot, discover, file_hash, load_file, quarantine
 from .state import SessionRow, State
+from .todo_store import TodoStore
 
 __all__ = ["IndexReport", "Ingestor", "Rejection"]
 
@@ -174,6 +175,17 @@ class Ingestor:
             state.set_status([session_id], "deleting")
             self._finish_deletes([session_id], state, gen)
 
+    def delete_many(self, expected: dict[str, str]) -> list[str]:
+        """Delete sessions in one write, each only if its content hash is still the one given
+        (it did not change since it was chosen); returns the ids deleted."""
+        with WriterLock(self.data.lock_file, self.lock_wait), self._session() as (state, gen):
+            doomed = [sid for sid, content_hash in expected.items()
+                      if (row := state.session(sid)) is not None and row.status == "indexed"
+                      and row.content_hash == content_hash]
+            state.set_status(doomed, "deleting")
+            self._finish_deletes(doomed, state, gen)
+        return doomed
+
     def purge(self) -> dict[str, int]:
         """Copy the live generation into a fresh one and remove every older one, and rewrite
         the state database, so that text already deleted is in no index or database file
@@ -200,6 +212,7 @@ class Ingestor:
                 for row in state.sessions("deleting"):  # a delete a crash interrupted
                     (self.data.archive / row.archive_path).unlink(missing_ok=True)
                     MemoryStore(self.data).delete(row.session_id)
+                    TodoStore(self.data).forget_sessions([row.session_id])
                     state.forget([row.session_id])
                 old = self.data.current_generation()
                 name = _generation_name()
@@ -508,6 +521,7 @@ class Ingestor:
         for session_id in session_ids:  # forgetting a session forgets what was drawn from it
             SnapshotStore(self.data).delete_session(session_id)
             MemoryStore(self.data).delete(session_id)
+        TodoStore(self.data).forget_sessions(session_ids)  # promoted todos go, added ones unlink
         state.forget(session_ids)
 
     def _adopt_archive(self, state: State, archive_files: Iterable[Path]) -> None:

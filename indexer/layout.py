@@ -5,7 +5,7 @@
     <home>/index/<gen>/keyword/                 Tantivy
     <home>/index/<gen>/vectors/                 LanceDB
     <home>/index/<gen>/meta.json                how the generation was built
-    <home>/state.sqlite3                        what is indexed, by content hash
+    <home>/state.sqlite3                        what is indexed, by content hash; todos
     <home>/quarantine/                          rejected inputs (redacted) with the reason
     <home>/writer.lock                          one writer at a time
 """

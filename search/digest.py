@@ -1,5 +1,6 @@
 """Period digest (a day, a week or a month around a date): active topics with counts, open tasks,
-and recent activity, one line per day. Pure functions over session summaries and memories."""
+the todos of the period, and recent activity, one line per day. Pure functions over session
+summaries, memories and todos."""
 
 from __future__ import annotations
 
@@ -34,8 +35,10 @@ def period_range(period: str, day: str) -> tuple[str, str]:
 
 
 def build_digest(period: str, start: str, end: str, sessions: Sequence[dict[str, Any]],
-                 memories: Iterable[Memory]) -> dict[str, Any]:
-    """sessions: summaries as listed by the service (date, topics, title, summary, ...)."""
+                 memories: Iterable[Memory],
+                 todos: Sequence[dict[str, Any]] = ()) -> dict[str, Any]:
+    """sessions: summaries as listed by the service (date, topics, title, summary, ...);
+    todos: the todos whose period overlaps start..end, as the service lists them."""
     topics = Counter(t for s in sessions for t in s.get("topics") or [])
     tasks = sorted(
         (m for m in memories if m.type == "project" and m.kind in ("task", "deadline")),
@@ -55,8 +58,10 @@ def build_digest(period: str, start: str, end: str, sessions: Sequence[dict[str,
         "messages": sum(s.get("message_count", 0) for s in sessions),
         "topics": [{"topic": t, "sessions": n} for t, n in topics.most_common(20)],
         "open_tasks": [{"text": m.text, "session_id": m.session_id, "due_date": m.due_date,
-                        "priority": m.priority, "source_message_ids": list(m.source_message_ids)}
+                        "priority": m.priority, "source_message_ids": list(m.source_message_ids),
+                        "memory_id": m.id}  # what `recall todo promote` takes
                        for m in tasks],
+        "todos": list(todos),
         "activity": activity,
     }
 
