@@ -47,6 +47,7 @@ from search.digest import build_digest, period_range
 from search.recovery import recover
 from search.snapshot_changes import detect_changes
 
+from .relevance import MemoryRelevance
 from .settings import Settings
 
 __all__ = ["RecallService"]
@@ -64,8 +65,10 @@ class RecallService:
         self._embedder = embedder
         self._lock = threading.Lock()
         self.progress = progress
+        self.relevance = MemoryRelevance(self.data, settings, lambda: self.ingestor())
         self.searcher = Searcher(self.data, lambda: self.embedder,
-                                 max_query_chars=settings.max_query_chars)
+                                 max_query_chars=settings.max_query_chars,
+                                 memory_relevance=self.relevance.current)
 
     @property
     def embedder(self) -> Embedder:
@@ -149,7 +152,9 @@ class RecallService:
 
     # reads
     def search(self, request: SearchRequest) -> SearchResponse:
-        return self.searcher.search(request)
+        response = self.searcher.search(request)
+        self.relevance.boost_hits(response)  # the memories it returns were used
+        return response
 
     def session(self, session_id: str, token_budget: int | None = None) -> dict[str, Any]:
         """The archived session, or with a budget: its summary plus the newest messages that fit."""
@@ -309,6 +314,7 @@ class RecallService:
         snapshots = SnapshotStore(self.data).require(self._safe_id(session_id))
         embedder = self.embedder if context and context.strip() else None
         decision = recover(snapshots, context, embedder=embedder, options=options or RecoveryOptions())
+        self.relevance.boost_recovery(session_id, decision.selected)
         if token_budget is not None:
             decision = msgspec.structs.replace(decision, selected=compress(decision.selected, token_budget))
         return decision
