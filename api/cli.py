@@ -25,6 +25,7 @@ from models import (
 )
 from search.dates import check_day
 
+from .relevance_cli import add_relevance_parser, cmd_relevance
 from .requests import REQUEST_KEYS, search_request
 from .service import RecallService
 from .settings import SETTINGS_HELP, Settings
@@ -47,6 +48,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_import_parser(sub)
     add_watch_parser(sub)
     add_retention_parser(sub)
+    add_relevance_parser(sub)
 
     p = sub.add_parser("search", help="search the archive")
     p.add_argument("query", nargs="?", help="what to look for; quote phrases with \"...\"")
@@ -66,6 +68,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--memory-type", choices=MEMORY_TYPES,
                    help="only memories of this type (implies --memories)")
     p.add_argument("--limit", type=int, default=10, help="sessions to return (default 10)")
+    p.add_argument("--memory-rank", choices=("match", "relevance"),
+                   help="order memory hits by match (default) or match x memory relevance")
     p.add_argument("--json", action="store_true", help="print results as JSON")
 
     p = sub.add_parser("show", help="print an archived session")
@@ -646,7 +650,7 @@ COMMANDS = {
     "mcp": cmd_mcp, "snapshots": cmd_snapshots, "recover": cmd_recover, "changes": cmd_changes,
     "memories": cmd_memories, "snapshot": cmd_snapshot, "digest": cmd_digest,
     "import": cmd_import, "watch": cmd_watch, "retention": cmd_retention,
-    "check": cmd_check,
+    "check": cmd_check, "relevance": cmd_relevance,
 }
 
 
