@@ -11,6 +11,7 @@ and each point of the plot a real lazy read. Writes relevance-simulation.png and
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import tempfile
 from pathlib import Path
@@ -91,7 +92,7 @@ def plot(series: dict[str, list[tuple[float, float]]], settings: Settings, out: 
     canvas.text(left, bottom + 24, "x days, y relevance, dashed line the floor")
     for n, (name, points) in enumerate(series.items()):
         color = COLORS[n % len(COLORS)]
-        for (xa, ya), (xb, yb) in zip(points, points[1:], strict=False):
+        for (xa, ya), (xb, yb) in itertools.pairwise(points):
             canvas.line(*at(xa, ya), *at(xb, yb), color, 2)
         canvas.line(right + 20, top + 8 + n * 16, right + 36, top + 8 + n * 16, color, 2)
         canvas.text(right + 42, top + 5 + n * 16, name)

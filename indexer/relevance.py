@@ -17,6 +17,7 @@ import sqlite3
 import time
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Self
 
 from models import Memory
 
@@ -87,7 +88,7 @@ class RelevanceStore:
         self._db.execute("PRAGMA secure_delete=ON")  # a forgotten memory's text leaves no trace
         self._db.executescript(_SCHEMA)
 
-    def __enter__(self) -> RelevanceStore:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -17,7 +17,6 @@ from indexer.embedders import Embedder
 from indexer.generation import Generation
 from indexer.keyword_store import StoredDoc
 from indexer.layout import DataDir
-from models.hits import MEMORY_RANKS
 from models import (
     MEMORY_TYPES,
     SEARCH_SCOPES,
@@ -28,6 +27,7 @@ from models import (
     SearchResponse,
     SessionHit,
 )
+from models.hits import MEMORY_RANKS
 
 from .background import Background
 from .fusion import reciprocal_rank_fusion

@@ -5,7 +5,14 @@ from __future__ import annotations
 import pytest
 
 from models import InvalidInput
-from search.relevance import DAY_SECONDS, RelevancePolicy, Scored, is_memory_id, lowest_first, to_prune
+from search.relevance import (
+    DAY_SECONDS,
+    RelevancePolicy,
+    Scored,
+    is_memory_id,
+    lowest_first,
+    to_prune,
+)
 
 POLICY = RelevancePolicy(rate=0.5, floor=0.1, boost=0.5)
 
