@@ -63,6 +63,30 @@ def test_every_stored_memory_gets_a_row_at_its_confidence(rel: RecallService) ->
     assert all(rows[m.id].access_count == 0 and rows[m.id].last_accessed is None for m in stored)
 
 
+def test_a_changed_session_keeps_its_rows_and_drops_those_of_vanished_memories(
+        rel: RecallService) -> None:
+    tea = _tea(rel, "t-rel-a")
+    rel.relevance.boost([tea])
+    emojis = next(i for i in _rows(rel) if i.startswith("t-rel-a:") and i != tea)
+    changed = _session("t-rel-a")
+    changed["messages"][1]["content"] = "Sure."  # the feedback is gone
+    rel.ingest_record(changed)
+    rows = _rows(rel)
+    assert rows[tea].access_count == 1  # same memory, same id: its history stays
+    assert emojis not in rows
+    rel.reindex()
+    assert _rows(rel)[tea] == rows[tea]
+
+
+def test_concurrent_boosts_all_count(rel: RecallService) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    tea = _tea(rel, "t-rel-a")
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        list(pool.map(lambda _: rel.relevance.boost([tea]), range(20)))
+    assert _rows(rel)[tea].access_count == 20
+
+
 def test_relevance_decays_with_time_toward_the_floor(rel: RecallService) -> None:
     tea = _tea(rel, "t-rel-a")
     written = _rows(rel)[tea]
