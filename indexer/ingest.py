@@ -536,7 +536,10 @@ class Ingestor:
                                    session_meta(session)))
         state.mark(rows)
         present = {r.session_id for r in rows}
-        state.forget([r.session_id for r in state.sessions() if r.session_id not in present])
+        vanished = [r.session_id for r in state.sessions() if r.session_id not in present]
+        with RelevanceStore(self.data) as relevance:
+            relevance.forget_sessions(vanished)
+        state.forget(vanished)
 
     def _drop_old_generations(self, keep: set[str | None]) -> None:
         # The previous generation stays until the next reindex: a server that still has it

@@ -152,18 +152,8 @@ class Searcher:
         for key, score in reciprocal_rank_fusion(rankings, weights, k=RRF_K):
             candidates[key].fused = score
         if request.memory_rank == "relevance" and self.memory_relevance is not None:
-            self._weigh_by_relevance(candidates)
+            _weigh_by_relevance(candidates, self.memory_relevance)
         return SearchResponse(request.query, self._group(gen, request, terms, candidates))
-
-    def _weigh_by_relevance(self, candidates: dict[str, _Candidate]) -> None:
-        """Memory hits score match x relevance: of two equal matches, the memory used more
-        and more lately comes first. Message hits keep their score."""
-        memories = [c for c in candidates.values()
-                    if c.message_id and is_memory_id(c.session_id, c.message_id)]
-        found = self.memory_relevance([c.message_id for c in memories]) if memories else {}  # type: ignore[misc]
-        for c in memories:
-            c.relevance = found.get(c.message_id or "", 1.0)
-            c.fused *= c.relevance
 
     def _date_rankings(self, gen: Generation, request: SearchRequest, terms: QueryTerms,
                        vector: np.ndarray | None,
@@ -276,6 +266,18 @@ class Searcher:
             role, memory_type = "memory", role[len(MEMORY_ROLE_PREFIX):]
         return MessageHit(id=doc.message_id, role=role, time=doc.time, snippet=snippet,
                           score=round(c.fused, 6), highlights=highlights, memory_type=memory_type)
+
+
+def _weigh_by_relevance(candidates: dict[str, _Candidate],
+                        lookup: Callable[[list[str]], dict[str, float]]) -> None:
+    """Memory hits score match x relevance: of two equal matches, the memory used more and more
+    lately comes first. Message hits keep their score."""
+    memories = {c.message_id: c for c in candidates.values()
+                if c.message_id and is_memory_id(c.session_id, c.message_id)}
+    found = lookup(list(memories)) if memories else {}
+    for memory_id, c in memories.items():
+        c.relevance = found.get(memory_id, 1.0)  # no row yet: indexed before relevance was kept
+        c.fused *= c.relevance
 
 
 def _session_score(group: list[_Candidate]) -> float:
