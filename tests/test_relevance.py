@@ -242,6 +242,14 @@ def test_deleting_a_session_forgets_its_relevance_and_tombstones(rel: RecallServ
                              for p in files)
 
 
+def test_a_reindex_forgets_sessions_whose_archive_file_is_gone(rel: RecallService) -> None:
+    assert any(r.session_id == "t-rel-b" for r in _rows(rel).values())
+    next(rel.data.archive.rglob("t-rel-b.json")).unlink()
+    rel.reindex()
+    assert not any(r.session_id == "t-rel-b" for r in _rows(rel).values())
+    assert any(r.session_id == "t-rel-a" for r in _rows(rel).values())
+
+
 def test_settings_from_the_environment() -> None:
     env = {"RECALL_HOME": "/tmp/x", "RECALL_RELEVANCE_DECAY_RATE": "0.1",
            "RECALL_RELEVANCE_FLOOR": "0.2", "RECALL_RELEVANCE_BOOST": "0.3",
