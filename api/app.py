@@ -25,7 +25,7 @@ from models import (
     SearchResponse,
     Snapshot,
 )
-from models.hits import SearchScope
+from models.hits import MemoryRank, SearchScope
 from models.memory import MemoryType
 
 from .auth import token_guard
@@ -40,6 +40,7 @@ from .mcp_server import build_mcp, mcp_lifespan, streamable_http_app
 from .options import AllowHeader
 from .page import page_routes
 from .problems import EXCEPTION_HANDLERS, problem_responses
+from .relevance_routes import RELEVANCE_ROUTES
 from .requests import search_request
 from .routes_todos import todo_routes
 from .service import RecallService
@@ -106,10 +107,13 @@ def search_route(
     memory_type: Annotated[MemoryType | None, QueryParameter(
         description="only memories of this type (needs scope memories or all)")] = None,
     limit: Limit = 10,
+    memory_rank: Annotated[MemoryRank, QueryParameter(
+        description="match (default), or relevance: memory hits score match x memory relevance "
+                    "(needs scope memories or all)")] = "match",
 ) -> SearchResponse:
     values = {"mode": mode, "date": date, "since": since, "until": until, "channel": channel,
               "participant": participant, "role": role, "session": session, "scope": search_scope,
-              "memory_type": memory_type, "limit": limit}
+              "memory_type": memory_type, "limit": limit, "memory_rank": memory_rank}
     return service.search(search_request(values, q))
 
 
@@ -311,7 +315,7 @@ def create_app(settings: Settings, service: RecallService | None = None, *,
         route_handlers=[search_route, list_sessions_route, get_session_route, post_session_route,
                         delete_session_route, stats_route, memories_route, list_snapshots_route,
                         create_snapshot_route, prune_snapshots_route, get_snapshot_route, changes_route, recovery_route,
-                        digest_route, facets_route, check_route, *todo_routes()],
+                        digest_route, facets_route, check_route, *todo_routes(), *RELEVANCE_ROUTES],
     )
     allow = AllowHeader()
     app = Litestar(

@@ -26,6 +26,7 @@ from models import (
 from search.dates import check_day
 
 from .cli_todo import add_cleanup_parser, add_todo_parser, cmd_cleanup, cmd_todo, todo_line
+from .relevance_cli import add_relevance_parser, cmd_relevance
 from .requests import REQUEST_KEYS, search_request
 from .service import RecallService
 from .settings import SETTINGS_HELP, Settings
@@ -50,6 +51,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_retention_parser(sub)
     add_todo_parser(sub)
     add_cleanup_parser(sub)
+    add_relevance_parser(sub)
 
     p = sub.add_parser("search", help="search the archive")
     p.add_argument("query", nargs="?", help="what to look for; quote phrases with \"...\"")
@@ -69,6 +71,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--memory-type", choices=MEMORY_TYPES,
                    help="only memories of this type (implies --memories)")
     p.add_argument("--limit", type=int, default=10, help="sessions to return (default 10)")
+    p.add_argument("--memory-rank", choices=("match", "relevance"),
+                   help="order memory hits by match (default) or match x memory relevance")
     p.add_argument("--json", action="store_true", help="print results as JSON")
 
     p = sub.add_parser("show", help="print an archived session")
@@ -652,6 +656,7 @@ COMMANDS = {
     "memories": cmd_memories, "snapshot": cmd_snapshot, "digest": cmd_digest,
     "import": cmd_import, "watch": cmd_watch, "retention": cmd_retention,
     "check": cmd_check, "todo": cmd_todo, "cleanup": cmd_cleanup,
+    "relevance": cmd_relevance,
 }
 
 

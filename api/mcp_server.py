@@ -67,9 +67,12 @@ def build_mcp(service: RecallService) -> MCPServer:
                         "feedback, decisions and references extracted from them), or all")
         ] = "messages",
         limit: Annotated[int, Field(description="how many sessions to return")] = 5,
+        memory_rank: Annotated[Literal["match", "relevance"], Field(
+            description="match (default), or relevance: memories used more, and more lately, "
+                        "rank higher (scope memories or all)")] = "match",
     ) -> dict[str, Any]:
         values = {"date": date, "since": since, "until": until, "channel": channel,
-                  "scope": scope, "limit": limit}
+                  "scope": scope, "limit": limit, "memory_rank": memory_rank}
         return msgspec.to_builtins(service.search(search_request(values, query)))
 
     @server.tool(annotations=read_only, description=(

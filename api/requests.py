@@ -12,7 +12,7 @@ from .limits import MAX_PARAM_CHARS
 __all__ = ["REQUEST_KEYS", "search_request"]
 
 REQUEST_KEYS = ("mode", "date", "since", "until", "channel", "participant", "role", "session",
-                "scope", "memory_type", "limit")
+                "scope", "memory_type", "limit", "memory_rank")
 
 
 def search_request(values: dict[str, Any], query: Any) -> SearchRequest:
@@ -21,7 +21,7 @@ def search_request(values: dict[str, Any], query: Any) -> SearchRequest:
     if not isinstance(query, str):
         raise InvalidQuery("'query' must be a string")
     for key in ("date", "since", "until", "channel", "participant", "role", "session", "mode",
-                "scope", "memory_type"):
+                "scope", "memory_type", "memory_rank"):
         if values.get(key) is not None and not isinstance(values[key], str):
             raise InvalidQuery(f"'{key}' must be a string")
         if len(values.get(key) or "") > MAX_PARAM_CHARS:
@@ -44,4 +44,5 @@ def search_request(values: dict[str, Any], query: Any) -> SearchRequest:
     limit = 10 if limit is None else limit
     if not isinstance(limit, int) or isinstance(limit, bool):
         raise InvalidQuery("'limit' must be an integer")
-    return SearchRequest(query=query, mode=mode, filters=filters, limit=limit)
+    return SearchRequest(query=query, mode=mode, filters=filters, limit=limit,
+                         memory_rank=values.get("memory_rank") or "match")

@@ -48,6 +48,7 @@ from search.recovery import recover
 from search.snapshot_changes import detect_changes
 
 from .cleanup_service import cleanup as run_cleanup
+from .relevance import MemoryRelevance
 from .settings import Settings
 from .todo_service import TodoService
 
@@ -66,8 +67,10 @@ class RecallService:
         self._embedder = embedder
         self._lock = threading.Lock()
         self.progress = progress
+        self.relevance = MemoryRelevance(self.data, settings, lambda: self.ingestor())
         self.searcher = Searcher(self.data, lambda: self.embedder,
-                                 max_query_chars=settings.max_query_chars)
+                                 max_query_chars=settings.max_query_chars,
+                                 memory_relevance=self.relevance.current)
         self.todos = TodoService(self)  # add, complete, reopen, list, promote (api/todo_service.py)
 
     @property
@@ -161,7 +164,9 @@ class RecallService:
 
     # reads
     def search(self, request: SearchRequest) -> SearchResponse:
-        return self.searcher.search(request)
+        response = self.searcher.search(request)
+        self.relevance.boost_hits(response)  # the memories it returns were used
+        return response
 
     def session(self, session_id: str, token_budget: int | None = None) -> dict[str, Any]:
         """The archived session, or with a budget: its summary plus the newest messages that fit."""
@@ -322,6 +327,7 @@ class RecallService:
         snapshots = SnapshotStore(self.data).require(self._safe_id(session_id))
         embedder = self.embedder if context and context.strip() else None
         decision = recover(snapshots, context, embedder=embedder, options=options or RecoveryOptions())
+        self.relevance.boost_recovery(session_id, decision.selected)
         if token_budget is not None:
             decision = msgspec.structs.replace(decision, selected=compress(decision.selected, token_budget))
         return decision

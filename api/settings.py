@@ -61,6 +61,17 @@ SETTINGS_HELP: dict[str, tuple[str, str]] = {
     "retention_summary_days": ("RECALL_RETENTION_SUMMARY_DAYS", (
         "`recall retention`: sessions inactive longer than this are compressed (short summary, "
         "memories, metadata); unset: never")),
+    "relevance_decay_rate": ("RECALL_RELEVANCE_DECAY_RATE", (
+        "memory relevance: share of its height above the floor a memory loses per day unused "
+        "(0 <= rate < 1; docs/memory-relevance.md)")),
+    "relevance_floor": ("RECALL_RELEVANCE_FLOOR", (
+        "memory relevance never decays below this (0 <= floor < 1)")),
+    "relevance_boost": ("RECALL_RELEVANCE_BOOST", (
+        "memory relevance: share of the way up to 1 a memory gains each time a search returns "
+        "it or a recovery uses it (0..1)")),
+    "relevance_max_memories": ("RECALL_RELEVANCE_MAX_MEMORIES", (
+        "`recall relevance prune`: keep at most this many memories, removing the least "
+        "relevant (listed, never silently); unset: no limit")),
 }
 
 
@@ -86,6 +97,10 @@ class Settings:
     llm_timeout: float = 60.0
     retention_full_days: int | None = None
     retention_summary_days: int | None = None
+    relevance_decay_rate: float = 0.05
+    relevance_floor: float = 0.1
+    relevance_boost: float = 0.5
+    relevance_max_memories: int | None = None
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None, **overrides: object) -> Settings:
@@ -123,6 +138,10 @@ class Settings:
                 llm_timeout=float(values.get("llm_timeout", cls.llm_timeout)),  # type: ignore[arg-type]
                 retention_full_days=_days(values.get("retention_full_days")),
                 retention_summary_days=_days(values.get("retention_summary_days")),
+                relevance_decay_rate=float(values.get("relevance_decay_rate", cls.relevance_decay_rate)),  # type: ignore[arg-type]
+                relevance_floor=float(values.get("relevance_floor", cls.relevance_floor)),  # type: ignore[arg-type]
+                relevance_boost=float(values.get("relevance_boost", cls.relevance_boost)),  # type: ignore[arg-type]
+                relevance_max_memories=_days(values.get("relevance_max_memories")),
             )
         except ValueError as exc:
             raise InvalidInput(f"bad setting: {exc}; see `recall settings`") from None
@@ -141,6 +160,12 @@ class Settings:
                 (full is not None and summary is not None and summary < full):
             raise InvalidInput("RECALL_RETENTION_FULL_DAYS and RECALL_RETENTION_SUMMARY_DAYS must "
                                "not be negative, and the summary days must be at least the full days")
+        if not (0 <= settings.relevance_decay_rate < 1 and 0 <= settings.relevance_floor < 1
+                and 0 <= settings.relevance_boost <= 1) or \
+                (settings.relevance_max_memories is not None and settings.relevance_max_memories < 0):
+            raise InvalidInput("RECALL_RELEVANCE_DECAY_RATE and RECALL_RELEVANCE_FLOOR must be in "
+                               "[0, 1), RECALL_RELEVANCE_BOOST in [0, 1], and "
+                               "RECALL_RELEVANCE_MAX_MEMORIES must not be negative")
         return settings
 
 

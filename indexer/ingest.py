@@ -45,6 +45,7 @@ from .memory_store import MemoryStore
 from .purge import copy_generation
 from .progress import ProgressFactory, silent_progress
 from .redact import redact_value
+from .relevance import PrunedMemory, RelevanceStore, remove_memories, without_pruned
 from .snapshots import SnapshotStore
 from .sources import RawSnapshot, discover, file_hash, load_file, quarantine
 from .state import SessionRow, State
@@ -198,6 +199,8 @@ class Ingestor:
                 fresh.close()
                 self.data.set_current_generation(name)
                 state.vacuum()
+                with RelevanceStore(self.data) as relevance:
+                    relevance.vacuum()
             # unlike a reindex, the previous generation goes now: it still holds the text
             self._drop_old_generations(keep={name})
         return copied
@@ -213,6 +216,8 @@ class Ingestor:
                     (self.data.archive / row.archive_path).unlink(missing_ok=True)
                     MemoryStore(self.data).delete(row.session_id)
                     TodoStore(self.data).forget_sessions([row.session_id])
+                    with RelevanceStore(self.data) as relevance:
+                        relevance.forget_sessions([row.session_id])
                     state.forget([row.session_id])
                 old = self.data.current_generation()
                 name = _generation_name()
@@ -277,6 +282,12 @@ class Ingestor:
         report.seconds = time.monotonic() - started
         return report
 
+    def prune_memories(self, relevance: dict[str, float], now: float) -> list[PrunedMemory]:
+        """Remove these memories (id -> relevance when chosen) from the memory store and both
+        indexes for good, leaving tombstones (indexer/relevance.py)."""
+        with WriterLock(self.data.lock_file, self.lock_wait), self._session() as (_, gen):
+            return remove_memories(self.data, gen, relevance, now)
+
     def reconcile(self) -> int:
         """Finish what a crashed writer left: returns how many sessions were repaired."""
         with WriterLock(self.data.lock_file, self.lock_wait), self._session(reconcile=False) as (
@@ -311,6 +322,8 @@ class Ingestor:
                         memories.delete(session_id)
                     except InvalidSession:  # not a valid id: no file can carry it
                         pass
+                with RelevanceStore(self.data) as relevance:
+                    relevance.forget_sessions(gone)
                 state.forget(gone)
             for start in range(0, len(redo), self.batch_sessions):
                 self._flush(redo[start : start + self.batch_sessions], state, gen, report)
@@ -446,6 +459,7 @@ class Ingestor:
         embedder = PassageCache(self.embedder)
         # memories are re-extracted whenever a session is (re)written, and indexed beside it
         extracted = extract_memories_batch([p.session for p in batch], embedder=embedder)
+        extracted = without_pruned(self.data, list(zip(ids, extracted, strict=True)))
         MemoryStore(self.data).save_many(
             (p.session.session_id, m) for p, m in zip(batch, extracted, strict=True))
         for p, m in zip(batch, extracted, strict=True):
@@ -497,6 +511,8 @@ class Ingestor:
             gen.vectors.delete_sessions(gone)
             for session_id in gone:
                 MemoryStore(self.data).delete(session_id)
+            with RelevanceStore(self.data) as relevance:
+                relevance.forget_sessions(gone)
             gen.mark_changed()
             state.forget(gone)
         for start in range(0, len(redo), self.batch_sessions):
@@ -522,6 +538,8 @@ class Ingestor:
             SnapshotStore(self.data).delete_session(session_id)
             MemoryStore(self.data).delete(session_id)
         TodoStore(self.data).forget_sessions(session_ids)  # promoted todos go, added ones unlink
+        with RelevanceStore(self.data) as relevance:
+            relevance.forget_sessions(session_ids)
         state.forget(session_ids)
 
     def _adopt_archive(self, state: State, archive_files: Iterable[Path]) -> None:
@@ -537,7 +555,10 @@ class Ingestor:
                                    session_meta(session)))
         state.mark(rows)
         present = {r.session_id for r in rows}
-        state.forget([r.session_id for r in state.sessions() if r.session_id not in present])
+        vanished = [r.session_id for r in state.sessions() if r.session_id not in present]
+        with RelevanceStore(self.data) as relevance:
+            relevance.forget_sessions(vanished)
+        state.forget(vanished)
 
     def _drop_old_generations(self, keep: set[str | None]) -> None:
         # The previous generation stays until the next reindex: a server that still has it

@@ -76,6 +76,12 @@ class KeywordIndex:
         for session_id in session_ids:
             writer.delete_documents_by_term("session_id", session_id)
 
+    def delete_keys(self, keys: Iterable[str]) -> None:
+        """Delete single documents (pruned memories) by their key."""
+        writer = self._w()
+        for key in keys:
+            writer.delete_documents_by_term("key", key)
+
     def add(self, docs: Iterable[Doc]) -> None:
         writer = self._w()
         for doc in docs:

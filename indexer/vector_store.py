@@ -149,6 +149,14 @@ class VectorIndex:
             for table in self.tables.values():
                 table.delete(where)
 
+    def delete_keys(self, keys: Sequence[str], kinds: Sequence[str] = KINDS) -> None:
+        """Delete every passage of these documents (pruned memories) from the tables of kinds."""
+        for start in range(0, len(keys), 500):
+            where = f"key IN ({', '.join(map(_sql_string, keys[start:start + 500]))})"
+            for kind in kinds:
+                for lang in LANGS:
+                    self.tables[table_name(kind, lang)].delete(where)
+
     def add(self, passages: Sequence[Passage], vectors: np.ndarray) -> None:
         vectors = np.ascontiguousarray(vectors, dtype=np.float32)
         parts: dict[str, list[int]] = {}

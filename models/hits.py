@@ -6,12 +6,15 @@ from typing import Literal, get_args
 
 import msgspec
 
-__all__ = ["SEARCH_SCOPES", "MessageHit", "SearchFilters", "SearchRequest", "SearchResponse", "SessionHit"]
+__all__ = ["MEMORY_RANKS", "SEARCH_SCOPES", "MessageHit", "SearchFilters", "SearchRequest", "SearchResponse", "SessionHit"]
 
 SearchMode = Literal["hybrid", "keyword", "vector"]
 # what a search looks through: the conversations, the memories extracted from them, or both
 SearchScope = Literal["messages", "memories", "all"]
 SEARCH_SCOPES: tuple[str, ...] = get_args(SearchScope)
+# how memory hits are ordered: by match alone (default), or by match x memory relevance
+MemoryRank = Literal["match", "relevance"]
+MEMORY_RANKS: tuple[str, ...] = get_args(MemoryRank)
 
 
 class SearchFilters(msgspec.Struct, frozen=True, omit_defaults=True):
@@ -39,6 +42,7 @@ class SearchRequest(msgspec.Struct, frozen=True, omit_defaults=True):
     filters: SearchFilters = SearchFilters()
     limit: int = 10
     messages_per_session: int = 3
+    memory_rank: MemoryRank = "match"
 
 
 class MessageHit(msgspec.Struct, frozen=True):

@@ -27,10 +27,12 @@ from models import (
     SearchResponse,
     SessionHit,
 )
+from models.hits import MEMORY_RANKS
 
 from .background import Background
 from .fusion import reciprocal_rank_fusion
 from .query_dates import query_dates
+from .relevance import is_memory_id
 from .snippets import make_snippet
 
 __all__ = ["Searcher"]
@@ -69,14 +71,18 @@ class _Candidate:
     keyword_rank: int | None = None
     vector: float | None = None
     vector_rank: int | None = None
+    relevance: float | None = None  # memory relevance, when ranking memories by it
 
 
 class Searcher:
     """Reads the live generation; notices a reindex switch and reopens."""
 
     def __init__(self, data: DataDir, embedder: Callable[[], Embedder], *,
-                 max_query_chars: int = MAX_QUERY_CHARS) -> None:
+                 max_query_chars: int = MAX_QUERY_CHARS,
+                 memory_relevance: Callable[[list[str]], dict[str, float]] | None = None) -> None:
         self.data = data
+        # memory id -> relevance now, for memory_rank "relevance" (api/relevance.py)
+        self.memory_relevance = memory_relevance
         self.max_query_chars = max_query_chars
         self._embedder_factory = embedder
         self._embedder: Embedder | None = None
@@ -145,6 +151,8 @@ class Searcher:
 
         for key, score in reciprocal_rank_fusion(rankings, weights, k=RRF_K):
             candidates[key].fused = score
+        if request.memory_rank == "relevance" and self.memory_relevance is not None:
+            _weigh_by_relevance(candidates, self.memory_relevance)
         return SearchResponse(request.query, self._group(gen, request, terms, candidates))
 
     def _date_rankings(self, gen: Generation, request: SearchRequest, terms: QueryTerms,
@@ -260,6 +268,18 @@ class Searcher:
                           score=round(c.fused, 6), highlights=highlights, memory_type=memory_type)
 
 
+def _weigh_by_relevance(candidates: dict[str, _Candidate],
+                        lookup: Callable[[list[str]], dict[str, float]]) -> None:
+    """Memory hits score match x relevance: of two equal matches, the memory used more and more
+    lately comes first. Message hits keep their score."""
+    memories = {c.message_id: c for c in candidates.values()
+                if c.message_id and is_memory_id(c.session_id, c.message_id)}
+    found = lookup(list(memories)) if memories else {}
+    for memory_id, c in memories.items():
+        c.relevance = found.get(memory_id, 1.0)  # no row yet: indexed before relevance was kept
+        c.fused *= c.relevance
+
+
 def _session_score(group: list[_Candidate]) -> float:
     second = group[1].fused if len(group) > 1 else 0.0
     return group[0].fused + SECOND_HIT_SHARE * second
@@ -269,6 +289,8 @@ def _parts(group: list[_Candidate]) -> dict[str, float]:
     parts: dict[str, float] = {"fused": round(group[0].fused, 6)}
     keyword = [c.keyword for c in group if c.keyword is not None]
     vector = [c.vector for c in group if c.vector is not None]
+    if group[0].relevance is not None:
+        parts["relevance"] = round(group[0].relevance, 4)
     if keyword:
         parts["keyword"] = round(max(keyword), 4)
     if vector:
@@ -299,5 +321,10 @@ def _validate(request: SearchRequest, max_query_chars: int) -> None:
                                f"not {f.memory_type!r}")
         if f.scope == "messages":
             raise InvalidQuery("a memory type needs the memories scope")
+    if request.memory_rank not in MEMORY_RANKS:
+        raise InvalidQuery(f"memory rank must be one of {', '.join(MEMORY_RANKS)}, "
+                           f"not {request.memory_rank!r}")
+    if request.memory_rank == "relevance" and f.scope == "messages":
+        raise InvalidQuery("ranking by memory relevance needs the memories or all scope")
     if f.since and f.until and f.since > f.until:
         raise InvalidQuery(f"since ({f.since}) is after until ({f.until})")

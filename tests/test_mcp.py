@@ -78,7 +78,7 @@ async def _scenario(session: ClientSession) -> None:
     assert set(tools) == TOOLS
     assert all(tool.input_schema["type"] == "object" and tool.description for tool in tools.values())
     assert set(tools["search_archive"].input_schema["properties"]) == {
-        "query", "date", "since", "until", "channel", "scope", "limit"}
+        "query", "date", "since", "until", "channel", "scope", "limit", "memory_rank"}
 
     found = _data(await _call(session, "search_archive", query="升级"))
     assert found["query"] == "升级"
