@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 
 import msgspec
@@ -17,6 +17,7 @@ from indexer.embedders import Embedder
 from indexer.generation import Generation
 from indexer.keyword_store import StoredDoc
 from indexer.layout import DataDir
+from indexer.vector_store import VectorHit
 from models import (
     MEMORY_TYPES,
     SEARCH_SCOPES,
@@ -36,6 +37,9 @@ from .relevance import is_memory_id
 from .snippets import make_snippet
 
 __all__ = ["Searcher"]
+
+# one running vector search: its language (None: both), its fusion weight, its hits to come
+_VectorSearch = tuple[str | None, float, "Future[list[VectorHit]]"]
 
 log = logging.getLogger(__name__)
 
@@ -89,7 +93,7 @@ class Searcher:
         self._gen: Generation | None = None
         self._gen_name: str | None = None
         self._stamp, self._refreshed = 0, 0.0
-        self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="vector-search")
+        self._pool = ThreadPoolExecutor(max_workers=3, thread_name_prefix="search")
         self._background_floor: Background | None = None
 
     @property
@@ -123,24 +127,33 @@ class Searcher:
         rankings: list[list[str]] = []
         weights: list[float] = []
 
-        hits = []
+        # the keyword search runs on a pool thread while this one embeds the query and starts
+        # the vector searches: all three mostly wait in native code, so they overlap
+        keyword_search = None
         if request.mode in ("hybrid", "keyword"):
-            hits = gen.keyword.search(terms, request.filters, KEYWORD_CANDIDATES)
+            keyword_search = self._pool.submit(gen.keyword.search, terms, request.filters,
+                                               KEYWORD_CANDIDATES)
+        vector, vector_searches = None, None
+        if request.mode in ("hybrid", "vector") and self._use_vectors(request):
+            gen.check_embedder(self.embedder.name)
+            vector = self.embedder.embed_query(request.query)
+            vector_searches = self._start_vector_searches(gen, request, vector)
+
+        hits = keyword_search.result() if keyword_search else []
+        if keyword_search:
             for rank, hit in enumerate(hits, start=1):
                 c = candidates.setdefault(hit.key, _Candidate(hit.key, hit.session_id, hit.message_id))
                 c.keyword, c.keyword_rank = hit.score, rank
             rankings.append([h.key for h in hits])
             weights.append(WEIGHT_KEYWORD)
 
-        vector = None
-        if request.mode in ("hybrid", "vector") and self._use_vectors(request):
-            gen.check_embedder(self.embedder.name)
-            vector = self.embedder.embed_query(request.query)
+        if vector is not None and vector_searches is not None:
             # Not one query word occurs in the archive: likely about something it does not hold,
             # so only a clearly strong semantic match may answer (honest "no match").
             words_known = bool(hits) or bool(gen.keyword.search(terms, request.filters, 1))
             extra = 0.0 if words_known else UNKNOWN_WORDS_EXTRA_MARGIN
-            for ranked, weight in self._vector_rankings(gen, request, vector, candidates, extra):
+            for ranked, weight in self._vector_rankings(request, vector, vector_searches,
+                                                        candidates, extra):
                 rankings.append(ranked)
                 weights.append(weight)
 
@@ -182,25 +195,30 @@ class Searcher:
             out.append((ranked, WEIGHT_DATE_VECTOR))
         return out
 
-    def _vector_rankings(self, gen: Generation, request: SearchRequest, vector: np.ndarray,
-                         candidates: dict[str, _Candidate],
-                         extra_margin: float = 0.0) -> list[tuple[list[str], float]]:
-        """Vector hits above the query's floor. A multilingual model prefers text in the
-        query's language, so in hybrid mode each passage language is ranked on its own and
-        fusion gives both a fair place; vector mode ranks all hits by how far they rise above
-        the background of their own language."""
+    def _start_vector_searches(self, gen: Generation, request: SearchRequest,
+                               vector: np.ndarray) -> list[_VectorSearch]:
+        """A multilingual model prefers text in the query's language, so in hybrid mode each
+        passage language is ranked on its own and fusion gives both a fair place. The searches
+        wait on LanceDB's own threads: they run side by side."""
         if self.embedder.multilingual:
             same = "cjk" if is_cjk_text(request.query) else "other"
             other = "other" if same == "cjk" else "cjk"
             lists = [(same, WEIGHT_SAME_LANGUAGE), (other, WEIGHT_OTHER_LANGUAGE)]
         else:
             lists = [(None, WEIGHT_SAME_LANGUAGE)]
-        # the per-language searches wait on LanceDB's own threads: run them side by side
-        pending = [self._pool.submit(gen.vectors.search, vector, request.filters,
-                                     VECTOR_CANDIDATES, lang) for lang, _ in lists]
+        return [(lang, weight, self._pool.submit(gen.vectors.search, vector, request.filters,
+                                                 VECTOR_CANDIDATES, lang))
+                for lang, weight in lists]
+
+    def _vector_rankings(self, request: SearchRequest, vector: np.ndarray,
+                         searches: list[_VectorSearch],
+                         candidates: dict[str, _Candidate],
+                         extra_margin: float = 0.0) -> list[tuple[list[str], float]]:
+        """Vector hits above the query's floor, one ranking per language; vector mode ranks all
+        hits by how far they rise above the background of their own language."""
         out: list[tuple[list[str], float]] = []
         margins: dict[str, float] = {}
-        for (lang, weight), found in zip(lists, pending, strict=True):
+        for lang, weight, found in searches:
             ranked: list[str] = []
             floor = self._background().floor(vector, lang) + extra_margin
             for hit in found.result():
