@@ -226,17 +226,26 @@ class Ingestor:
                 archive_files = sorted(self.data.archive.rglob("*.json"))
                 bar = self.progress(len(archive_files), "reindexing")
                 batch: list[_Prepared] = []
+                seen: set[str] = set()  # a session archived twice (a crash mid-move) counts once
+
+                def write(batch: list[_Prepared]) -> None:
+                    ids = [p.session.session_id for p in batch]
+                    self._write_indexes(batch, gen, replacing=[i for i in ids if i in seen])
+                    seen.update(ids)
+                    report.indexed += len(batch)
+
                 for path in archive_files:
                     prepared = self._prepare_archived(path, report)
                     if prepared:
+                        if any(p.session.session_id == prepared.session.session_id for p in batch):
+                            write(batch)
+                            batch = []
                         batch.append(prepared)
                     if len(batch) >= self.batch_sessions:
-                        self._write_indexes(batch, gen)
-                        report.indexed += len(batch)
+                        write(batch)
                         batch = []
                     bar.update(1)
-                self._write_indexes(batch, gen)
-                report.indexed += len(batch)
+                write(batch)
                 bar.close()
                 gen.vectors.optimize()
                 gen.close()
@@ -444,14 +453,18 @@ class Ingestor:
             old = old_paths.get(p.session.session_id)
             if old and Path(old) != target:
                 Path(old).unlink(missing_ok=True)
-        self._write_indexes(batch, gen)
+        self._write_indexes(batch, gen, replacing=list(old_paths))
         state.set_status([p.session.session_id for p in batch], "indexed")
         state.record_sources((p.source, p.source_hash, p.session.session_id)
                              for p in batch if p.source and p.source_hash)
         report.indexed += len(batch)
         report.messages += sum(len(p.session.messages) for p in batch)
 
-    def _write_indexes(self, batch: Sequence[_Prepared], gen: Generation) -> None:
+    def _write_indexes(self, batch: Sequence[_Prepared], gen: Generation,
+                       replacing: Sequence[str] = ()) -> None:
+        """Index a batch of sessions; `replacing` names those that may already have documents
+        (every session with a state row, even one a crash left pending): only theirs are deleted
+        first, since a LanceDB delete scans the tables however few rows it hits."""
         if not batch:
             return
         ids = [p.session.session_id for p in batch]
@@ -466,10 +479,12 @@ class Ingestor:
             docs += memory_documents(p.session, m)
         passages = [passage for doc in docs for passage in split_passages(doc)]
         vectors = embedder.embed_passages([p.embed_text for p in passages])
-        gen.keyword.delete_sessions(ids)
+        if replacing:
+            gen.keyword.delete_sessions(replacing)
         gen.keyword.add(docs)
         gen.keyword.commit()
-        gen.vectors.delete_sessions(ids)
+        if replacing:
+            gen.vectors.delete_sessions(replacing)
         gen.vectors.add(passages, vectors)
         gen.mark_changed()
         self._rows_since_compact += len(passages)

@@ -147,6 +147,23 @@ def test_delete_removes_everywhere(writable: RecallService) -> None:
     assert "t-en-errors" not in agreement(writable)
 
 
+def test_reindex_indexes_a_session_archived_twice_once(writable: RecallService) -> None:
+    """A crash between writing a moved session and removing its old file leaves two copies;
+    the reindex must still index one set of documents for it."""
+    original = next(writable.data.archive.rglob("t-en-errors.json"))
+    copy = writable.data.archive / "1999-01" / original.name
+    copy.parent.mkdir()
+    copy.write_bytes(original.read_bytes())
+    writable.reindex()
+    copy.unlink()  # agreement() reads the archive: leave the copy the state adopted
+    state = State(writable.data.state_db)
+    adopted = writable.data.archive / state.session("t-en-errors").archive_path
+    state.close()
+    if adopted == copy:
+        original.rename(copy)
+    agreement(writable)
+
+
 def test_reindex_switches_generation_and_keeps_results(writable: RecallService) -> None:
     before = writable.search(SearchRequest(query="升级")).results[0].session_id
     old = writable.data.current_generation()
