@@ -38,14 +38,6 @@ def _schema() -> tantivy.Schema:
 
 
 @dataclass(frozen=True, slots=True)
-class KeywordHit:
-    key: str
-    session_id: str
-    message_id: str | None
-    score: float
-
-
-@dataclass(frozen=True, slots=True)
 class StoredDoc:
     key: str
     session_id: str
@@ -56,6 +48,24 @@ class StoredDoc:
     text: str
     day: int
     channel: str
+
+
+@dataclass(frozen=True, slots=True)
+class KeywordHit:
+    doc: StoredDoc  # read anyway to learn the hit's key: kept, so results need not read it again
+    score: float
+
+    @property
+    def key(self) -> str:
+        return self.doc.key
+
+    @property
+    def session_id(self) -> str:
+        return self.doc.session_id
+
+    @property
+    def message_id(self) -> str | None:
+        return self.doc.message_id
 
 
 class KeywordIndex:
@@ -159,29 +169,17 @@ class KeywordIndex:
             return []
         query = self._with_filters(text_query, filters)
         searcher = self.index.searcher()
-        hits = []
-        for score, address in searcher.search(query, limit=limit, count=False).hits:
-            doc = searcher.doc(address)
-            hits.append(
-                KeywordHit(doc.get_first("key"), doc.get_first("session_id"),
-                           doc.get_first("message_id") or None, float(score))
-            )
-        return hits
+        return [KeywordHit(_stored_doc(searcher.doc(address)), float(score))
+                for score, address in searcher.search(query, limit=limit, count=False).hits]
 
     def fetch(self, keys: Sequence[str]) -> dict[str, StoredDoc]:
         if not keys:
             return {}
         searcher = self.index.searcher()
         query = tantivy.Query.term_set_query(self.schema, "key", list(keys))
-        out = {}
-        for _score, address in searcher.search(query, limit=len(keys), count=False).hits:
-            doc = searcher.doc(address)
-            time, speaker, text = _stored(doc)
-            key = doc.get_first("key")
-            out[key] = StoredDoc(key, doc.get_first("session_id"),
-                                 doc.get_first("message_id") or None, doc.get_first("role"),
-                                 time, speaker, text, doc.get_first("day"), doc.get_first("channel"))
-        return out
+        docs = (_stored_doc(searcher.doc(address))
+                for _score, address in searcher.search(query, limit=len(keys), count=False).hits)
+        return {doc.key: doc for doc in docs}
 
     def _text_query(self, terms: QueryTerms) -> tantivy.Query | None:
         Q, schema = tantivy.Query, self.schema
@@ -237,6 +235,13 @@ class KeywordIndex:
                 clauses.append((tantivy.Occur.Must, Q.term_query(schema, field, value)))
         clauses += self._scope_clauses(filters)
         return query if len(clauses) == 1 else Q.boolean_query(clauses)
+
+
+def _stored_doc(doc: tantivy.Document) -> StoredDoc:
+    time, speaker, text = _stored(doc)
+    return StoredDoc(doc.get_first("key"), doc.get_first("session_id"),
+                     doc.get_first("message_id") or None, doc.get_first("role"), time, speaker,
+                     text, doc.get_first("day"), doc.get_first("channel"))
 
 
 def _stored(doc: tantivy.Document) -> tuple[str | None, str | None, str]:

@@ -140,6 +140,7 @@ class Searcher:
             vector_searches = self._start_vector_searches(gen, request, vector)
 
         hits = keyword_search.result() if keyword_search else []
+        known = {hit.key: hit.doc for hit in hits}  # stored documents already read
         if keyword_search:
             for rank, hit in enumerate(hits, start=1):
                 c = candidates.setdefault(hit.key, _Candidate(hit.key, hit.session_id, hit.message_id))
@@ -158,7 +159,7 @@ class Searcher:
                 weights.append(weight)
 
         if request.mode != "vector":
-            for ranked, weight in self._date_rankings(gen, request, terms, vector, candidates):
+            for ranked, weight in self._date_rankings(gen, request, terms, vector, candidates, known):
                 rankings.append(ranked)
                 weights.append(weight)
 
@@ -166,11 +167,11 @@ class Searcher:
             candidates[key].fused = score
         if request.memory_rank == "relevance" and self.memory_relevance is not None:
             _weigh_by_relevance(candidates, self.memory_relevance)
-        return SearchResponse(request.query, self._group(gen, request, terms, candidates))
+        return SearchResponse(request.query, self._group(gen, request, terms, candidates, known))
 
     def _date_rankings(self, gen: Generation, request: SearchRequest, terms: QueryTerms,
-                       vector: np.ndarray | None,
-                       candidates: dict[str, _Candidate]) -> list[tuple[list[str], float]]:
+                       vector: np.ndarray | None, candidates: dict[str, _Candidate],
+                       known: dict[str, StoredDoc]) -> list[tuple[list[str], float]]:
         """Extra rankings inside the days the query names ("what did we decide on March 29?"):
         its words, and its meaning without a floor, since being held that day is itself the
         evidence. Skipped when the request already has a date filter."""
@@ -183,6 +184,7 @@ class Searcher:
         keyword = gen.keyword.search(terms, dated, KEYWORD_CANDIDATES)
         for hit in keyword:
             candidates.setdefault(hit.key, _Candidate(hit.key, hit.session_id, hit.message_id))
+            known[hit.key] = hit.doc
         out.append(([h.key for h in keyword], WEIGHT_DATE_KEYWORD))
         if vector is not None:
             ranked: list[str] = []
@@ -247,14 +249,16 @@ class Searcher:
         return self.embedder.multilingual or not is_cjk_text(request.query)
 
     def _group(self, gen: Generation, request: SearchRequest, terms: QueryTerms,
-               candidates: dict[str, _Candidate]) -> tuple[SessionHit, ...]:
+               candidates: dict[str, _Candidate],
+               known: dict[str, StoredDoc]) -> tuple[SessionHit, ...]:
         by_session: dict[str, list[_Candidate]] = {}
         for c in sorted(candidates.values(), key=lambda c: -c.fused):
             by_session.setdefault(c.session_id, []).append(c)
         ranked = sorted(by_session.items(), key=lambda kv: -_session_score(kv[1]))[: request.limit]
         wanted = [c.key for _, group in ranked for c in group[: request.messages_per_session]]
         wanted += [f"{sid}\x1f" for sid, _ in ranked]  # session documents, for the title
-        stored = gen.keyword.fetch(wanted)
+        stored = {key: known[key] for key in wanted if key in known}
+        stored.update(gen.keyword.fetch([key for key in wanted if key not in known]))
         results = []
         for session_id, group in ranked:
             header = stored.get(f"{session_id}\x1f")
