@@ -3,7 +3,7 @@
 The scale benchmark's ANN recall uses the `hash` test embedder, whose sparse vectors put many
 passages at exactly the same distance and are hard for a graph index. This measures the same
 index recall@10 with a real model: the vectors of an index built with it (`recall index`), the
-queries embedded with it, the IVF_HNSW_SQ parameters of indexer/vector_store.py.
+queries embedded with it, the ANN index and query settings of indexer/vector_store.py.
 
     python benchmarks/ann_recall.py --home /tmp/rb2/locomo-e5 --queries ../shared/bench/locomo/queries.jsonl \
         --model-cache /tmp/e5home/models
@@ -21,14 +21,13 @@ from pathlib import Path
 
 import lancedb
 import numpy as np
-from lancedb.index import IvfHnswSq
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from indexer.embedders import load_embedder  # noqa: E402
 from indexer.layout import DataDir  # noqa: E402
-from indexer.vector_store import ANN_EF_CONSTRUCTION, ANN_M  # noqa: E402
+from indexer.vector_store import ANN_INDEX_TYPE, NPROBES, ann_config  # noqa: E402
 
 
 def _text(record: dict) -> str:
@@ -57,8 +56,8 @@ def main() -> None:
     shutil.rmtree(args.work, ignore_errors=True)
     table = lancedb.connect(str(args.work)).create_table("all", table_data)
     started = time.perf_counter()
-    table.create_index("vector", config=IvfHnswSq(distance_type="cosine", num_partitions=1,
-                                                  m=ANN_M, ef_construction=ANN_EF_CONSTRUCTION))
+    dim = table_data.schema.field("vector").type.list_size
+    table.create_index("vector", config=ann_config(table.count_rows(), dim))
     build = time.perf_counter() - started
 
     embedder = load_embedder(args.embedder, args.model_cache)
@@ -70,7 +69,7 @@ def main() -> None:
         found = {}
         for flat in (False, True):
             query = (table.search(vector, vector_column_name="vector").distance_type("cosine")
-                     .limit(100).refine_factor(1).select(["key"]))
+                     .limit(100).nprobes(NPROBES).refine_factor(1).select(["key"]))
             if flat:
                 query = query.bypass_vector_index()
             started = time.perf_counter()
@@ -78,8 +77,8 @@ def main() -> None:
             (flat_ms if flat else ann_ms).append((time.perf_counter() - started) * 1000)
         recall10.append(len(set(found[False][:10]) & set(found[True][:10])) / 10)
         recall100.append(len(set(found[False]) & set(found[True])) / max(1, len(found[True])))
-    print(f"{table.count_rows()} {args.embedder} vectors, IVF_HNSW_SQ m={ANN_M} "
-          f"ef_construction={ANN_EF_CONSTRUCTION}, built in {build:.1f} s; {len(queries)} queries")
+    print(f"{table.count_rows()} {args.embedder} vectors, {ANN_INDEX_TYPE} {ann_config(table.count_rows(), dim)}, "
+          f"nprobes {NPROBES}, built in {build:.1f} s; {len(queries)} queries")
     print(f"recall@10 {statistics.mean(recall10):.3f}  recall@100 {statistics.mean(recall100):.3f}  "
           f"ANN p50 {statistics.median(ann_ms):.2f} ms  flat p50 {statistics.median(flat_ms):.2f} ms")
 

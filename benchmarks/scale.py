@@ -135,7 +135,7 @@ def child_search(args: argparse.Namespace) -> dict[str, Any]:
     from generate_archive import sample_queries
 
     from api import RecallService, Settings
-    from indexer.vector_store import VectorIndex
+    from indexer.vector_store import NPROBES, VectorIndex
     from models import SearchFilters, SearchRequest
 
     service = RecallService(Settings(home=args.home, embedder=args.embedder,
@@ -166,7 +166,7 @@ def child_search(args: argparse.Namespace) -> dict[str, Any]:
             lists = []
             for flat in (False, True):
                 query = (vectors.tables["messages_other"].search(vector, vector_column_name="vector")
-                         .distance_type("cosine").limit(100).refine_factor(1))
+                         .distance_type("cosine").limit(100).nprobes(NPROBES).refine_factor(1))
                 if where:
                     query = query.where(where, prefilter=True)
                 if flat:

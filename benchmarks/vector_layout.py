@@ -3,7 +3,7 @@
 Until schema 3 every passage lived in one LanceDB table, and every search carried the
 prefilter `role NOT IN (memory roles) AND lang = …`. This copies the rows of such a table
 (a schema-2 index, e.g. from an older `benchmarks/scale.py` run) into one table per kind and
-language, builds the same IVF_HNSW_SQ index on each, and times the same query vectors both
+language, builds the same ANN index (indexer/vector_store.py) on each, and times the same query vectors both
 ways in one process:
 
     python benchmarks/vector_layout.py /tmp/recall-scale/home-10000-hash/index/gen-initial/vectors \
@@ -22,12 +22,12 @@ from pathlib import Path
 import lancedb
 import numpy as np
 import pyarrow.compute as pc
-from lancedb.index import Bitmap, BTree, IvfHnswSq
+from lancedb.index import Bitmap, BTree
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from indexer.vector_store import ANN_EF_CONSTRUCTION, ANN_M, ROWS_PER_PARTITION  # noqa: E402
+from indexer.vector_store import NPROBES, ann_config  # noqa: E402
 from models import MEMORY_TYPES  # noqa: E402
 
 MEMORY_ROLES = ", ".join(f"'memory:{t}'" for t in MEMORY_TYPES)
@@ -46,9 +46,8 @@ def split(old, work: Path) -> dict[str, object]:
             if len(part) >= 10_000:
                 for column, config in (("role", Bitmap()), ("channel", Bitmap()), ("day", BTree())):
                     table.create_index(column, config=config)
-                table.create_index("vector", config=IvfHnswSq(
-                    distance_type="cosine", num_partitions=max(1, len(part) // ROWS_PER_PARTITION),
-                    m=ANN_M, ef_construction=ANN_EF_CONSTRUCTION))
+                dim = part.schema.field("vector").type.list_size
+                table.create_index("vector", config=ann_config(len(part), dim))
             tables[f"{kind}_{lang}"] = table
     return tables
 
@@ -82,7 +81,7 @@ def main() -> None:
 
     def query(table, vector, where=None):
         q = (table.search(vector, vector_column_name="vector").distance_type("cosine")
-             .limit(100).refine_factor(1).select(["key", "session_id", "message_id", "_distance"]))
+             .limit(100).nprobes(NPROBES).refine_factor(1).select(["key", "session_id", "message_id", "_distance"]))
         return (q.where(where, prefilter=True) if where else q).to_arrow()
 
     print(f"{'search (one language, messages)':<44}{'one table + prefilter':>24}{'split tables':>14}")

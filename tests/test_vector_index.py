@@ -19,7 +19,7 @@ import generate_archive
 
 @pytest.fixture
 def small_threshold(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(vector_store, "ANN_MIN_ROWS", 200)
+    monkeypatch.setattr(vector_store, "ANN_MIN_ROWS", 300)  # PQ training needs 256 rows
 
 
 def _big_tables(vectors: vector_store.VectorIndex) -> dict[str, dict[str, int | None]]:
@@ -30,7 +30,7 @@ def _big_tables(vectors: vector_store.VectorIndex) -> dict[str, dict[str, int | 
 def test_index_is_built_kept_up_and_retrained(tmp_path: Path, small_threshold: None) -> None:
     archive = tmp_path / "archive"
     service = make_service(tmp_path / "home")
-    list(generate_archive.generate(archive, 20))
+    list(generate_archive.generate(archive, 40))
     service.index([archive])
     vectors = service.searcher.generation().vectors
     status = _big_tables(vectors)
@@ -41,14 +41,14 @@ def test_index_is_built_kept_up_and_retrained(tmp_path: Path, small_threshold: N
     small = {name for name, table in vectors.index_status().items() if name not in status}
     assert all(vectors.index_status()[name]["built_rows"] is None for name in small)
 
-    generate_archive.touch(archive, 20, 0.1)  # two sessions change: folded in, not retrained
+    generate_archive.touch(archive, 40, 0.05)  # two sessions change: folded in, not retrained
     service.index([archive])
     vectors.refresh()
     after = _big_tables(vectors)
     for name, table in status.items():
         assert after[name]["built_rows"] == table["built_rows"] and after[name]["unindexed"] == 0
 
-    list(generate_archive.generate(archive, 60))  # the tables triple: partitions retrained
+    list(generate_archive.generate(archive, 120))  # the tables triple: partitions retrained
     service.index([archive])
     vectors.refresh()
     grown = _big_tables(vectors)["messages_other"]
@@ -71,7 +71,7 @@ def test_tables_split_by_kind_and_language(tmp_path: Path) -> None:
 
 def test_ann_search_matches_flat_search(tmp_path: Path, small_threshold: None) -> None:
     archive = tmp_path / "archive"
-    list(generate_archive.generate(archive, 30))
+    list(generate_archive.generate(archive, 40))
     flat_service = make_service(tmp_path / "flat")
     ann_service = make_service(tmp_path / "ann")
     vector_store.ANN_MIN_ROWS, threshold = 10**9, vector_store.ANN_MIN_ROWS
@@ -94,7 +94,7 @@ def test_updates_and_deletes_leave_no_deleted_rows(tmp_path: Path, small_thresho
     every write that deletes rows ends by rewriting them out."""
     archive = tmp_path / "archive"
     service = make_service(tmp_path / "home")
-    list(generate_archive.generate(archive, 20))
+    list(generate_archive.generate(archive, 40))
     service.index([archive])
     vectors = service.searcher.generation().vectors
 
@@ -103,7 +103,7 @@ def test_updates_and_deletes_leave_no_deleted_rows(tmp_path: Path, small_thresho
         return {name: vector_store.deleted_rows(table) for name, table in vectors.tables.items()}
 
     assert set(deleted().values()) == {0}
-    generate_archive.touch(archive, 20, 0.2)  # four sessions change: their old rows are deleted
+    generate_archive.touch(archive, 40, 0.1)  # four sessions change: their old rows are deleted
     report = service.index([archive])
     assert report.indexed == 4 and set(deleted().values()) == {0}
     victim = next(iter(vectors.session_counts()))
