@@ -25,6 +25,7 @@ from models import (
 )
 from search.dates import check_day
 
+from .cli_session import add_session_parser, cmd_session
 from .requests import REQUEST_KEYS, search_request
 from .service import RecallService
 from .settings import SETTINGS_HELP, Settings
@@ -47,6 +48,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_import_parser(sub)
     add_watch_parser(sub)
     add_retention_parser(sub)
+    add_session_parser(sub)
 
     p = sub.add_parser("search", help="search the archive")
     p.add_argument("query", nargs="?", help="what to look for; quote phrases with \"...\"")
@@ -646,7 +648,7 @@ COMMANDS = {
     "mcp": cmd_mcp, "snapshots": cmd_snapshots, "recover": cmd_recover, "changes": cmd_changes,
     "memories": cmd_memories, "snapshot": cmd_snapshot, "digest": cmd_digest,
     "import": cmd_import, "watch": cmd_watch, "retention": cmd_retention,
-    "check": cmd_check,
+    "check": cmd_check, "session": cmd_session,
 }
 
 
