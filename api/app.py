@@ -30,7 +30,6 @@ from models.hits import SearchScope
 from models.memory import MemoryType
 
 from .auth import token_guard
-from .live_service import is_start_request
 from .limits import (
     MAX_CONTEXT_CHARS,
     MAX_ID_LENGTH,
@@ -38,6 +37,7 @@ from .limits import (
     MAX_SNAPSHOT_ID_LENGTH,
     read_body,
 )
+from .live_service import is_start_request
 from .mcp_server import build_mcp, mcp_lifespan, streamable_http_app
 from .options import AllowHeader
 from .page import page_routes

@@ -40,12 +40,13 @@ class LiveSessionsMixin:
 
     @property
     def live(self: RecallService) -> LiveSessions:
-        if self._live is None:
-            s = self.settings
-            endpoint = LLMEndpoint(s.llm_url, s.llm_model, s.llm_api_key, s.llm_timeout) \
-                if s.live_summary == "llm" and s.llm_url else None
-            self._live = LiveSessions(self.ingestor, summarize=Summarizer(endpoint))
-        return self._live
+        with self._lock:  # one per service: its thread lock orders the appends of all requests
+            if self._live is None:
+                s = self.settings
+                endpoint = LLMEndpoint(s.llm_url, s.llm_model, s.llm_api_key, s.llm_timeout) \
+                    if s.live_summary == "llm" and s.llm_url else None
+                self._live = LiveSessions(self.ingestor, summarize=Summarizer(endpoint))
+            return self._live
 
     def start_session(self: RecallService, body: dict[str, Any]) -> dict[str, Any]:
         return live_view(self.live.start(body))

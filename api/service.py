@@ -26,6 +26,7 @@ from indexer.retention import plan as plan_retention
 from indexer.snapshots import SnapshotStore, snapshot_from_memories
 from indexer.state import State
 from models import (
+    STATUSES,
     ChangeReport,
     IndexUnavailable,
     InvalidInput,
@@ -34,7 +35,6 @@ from models import (
     RecoveryDecision,
     RecoveryOptions,
     SearchRequest,
-    STATUSES,
     SearchResponse,
     Session,
     Snapshot,

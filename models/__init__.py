@@ -23,7 +23,14 @@ from .hits import (
     SessionHit,
 )
 from .ids import check_session_id
-from .lifecycle import OPEN_STATUSES, STATUSES, SessionStatus, StatusChange, check_transition, status_of
+from .lifecycle import (
+    OPEN_STATUSES,
+    STATUSES,
+    SessionStatus,
+    StatusChange,
+    check_transition,
+    status_of,
+)
 from .memory import MEMORY_TYPES, Memory
 from .parse import parse_session, parse_time, text_of
 from .recovery import ChangeReport, RecoveryDecision, RecoveryOptions, recovery_options
