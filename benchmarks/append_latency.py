@@ -1,0 +1,182 @@
+"""Live-session append latency over real HTTP: from sending a message until a search finds it.
+
+    python benchmarks/append_latency.py --work /tmp/recall-append [--appends 1000] \\
+        [--base-sessions 1000] [--clients 1] [--embedder hash|e5|minilm] [--json]
+
+Indexes a base archive of generated sessions (scripts/generate_archive.py, the same sessions
+for the same count) into <work>/home, starts `recall serve` on a free loopback port, starts one
+live session, then each client appends messages one at a time (each with a unique word) and,
+as soon as the append returns, searches for that word (hybrid, the default mode) until the
+message is in the results. Prints p50/p95/p99/max of the append alone and of append until
+searchable, for all appends and for the first and last 100 (small index fragments pile up
+between compactions), and how many searches it took. The hash embedder is the default; with
+--embedder e5 the append includes embedding the message with the real model.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT), str(ROOT / "scripts")]
+
+from generate_archive import session_record  # noqa: E402
+
+from benchmarks.load import free_port, percentile, wait_ready  # noqa: E402
+
+
+def build_base(work: Path, sessions: int, embedder: str) -> Path:
+    """<work>/home with `sessions` generated sessions indexed (kept between runs)."""
+    home = work / f"home-{sessions}-{embedder}"
+    if (home / "index" / "CURRENT").exists():
+        return home
+    inbox = work / f"archive-{sessions}"
+    shutil.rmtree(inbox, ignore_errors=True)
+    for index in range(sessions):
+        record = session_record(7, index)
+        folder = inbox / record["date"][:7]
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"{record['sessionId']}.json").write_text(json.dumps(record, ensure_ascii=False))
+    env = {**os.environ, "RECALL_HOME": str(home), "RECALL_EMBEDDER": embedder}
+    subprocess.run([sys.executable, "-m", "api.cli", "index", str(inbox), "--json"], cwd=ROOT, env=env,
+                   check=True, stdout=subprocess.DEVNULL)
+    return home
+
+
+def stats(values: list[float]) -> dict[str, float]:
+    return {"p50": round(statistics.median(values), 1), "p95": round(percentile(values, 95), 1),
+            "p99": round(percentile(values, 99), 1), "max": round(max(values), 1)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--work", type=Path, required=True, help="working directory (kept)")
+    parser.add_argument("--appends", type=int, default=1000)
+    parser.add_argument("--base-sessions", type=int, default=1000,
+                        help="generated sessions indexed before the live one (0: an empty index)")
+    parser.add_argument("--clients", type=int, default=1, help="concurrent appenders, one session")
+    parser.add_argument("--embedder", default="hash")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    if args.appends > 5000:
+        raise SystemExit("--appends is capped at 5000")
+    args.work.mkdir(parents=True, exist_ok=True)
+    started = time.monotonic()
+    if args.base_sessions:
+        home = build_base(args.work, args.base_sessions, args.embedder)
+        run_home = args.work / "run"
+        shutil.rmtree(run_home, ignore_errors=True)
+        shutil.copytree(home, run_home, ignore=shutil.ignore_patterns("writer.lock"))
+    else:
+        run_home = args.work / "run"
+        shutil.rmtree(run_home, ignore_errors=True)
+    base_seconds = time.monotonic() - started
+
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    env = {**os.environ, "RECALL_HOME": str(run_home), "RECALL_EMBEDDER": args.embedder,
+           "RUST_LOG": "error"}
+    log = (args.work / "server.log").open("w")
+    proc = subprocess.Popen([sys.executable, "-m", "api.cli", "serve", "--port", str(port)],
+                            cwd=ROOT, env=env, stdout=log, stderr=log)
+    try:
+        if args.base_sessions:
+            wait_ready(base, proc)
+        else:
+            for _ in range(600):
+                try:
+                    httpx.get(f"{base}/v1/stats", timeout=2)
+                    break
+                except httpx.TransportError:
+                    time.sleep(0.1)
+        sid = httpx.post(f"{base}/v1/sessions", json={"title": "append latency", "channel": "bench"},
+                         timeout=60).json()["session_id"]
+        append_ms: list[float] = []
+        searchable_ms: list[float] = []
+        searches: list[int] = []
+        errors: list[str] = []
+        lock = threading.Lock()
+        per_client = args.appends // args.clients
+
+        def client(name: int) -> None:
+            with httpx.Client(base_url=base, timeout=60) as http:
+                for n in range(per_client):
+                    word = f"marker{name}x{n}q"
+                    text = f"Step {n}: we checked the {word} deploy log and the retry queue."
+                    t0 = time.perf_counter()
+                    response = http.post(f"/v1/sessions/{sid}/messages",
+                                         json={"role": "user", "content": text})
+                    t1 = time.perf_counter()
+                    if response.status_code != 201:
+                        errors.append(response.text)
+                        return
+                    tries = 0
+                    while True:
+                        tries += 1
+                        found = http.get("/v1/search", params={"q": word, "limit": 3}).json()
+                        if any(m["id"] == response.json()["message_ids"][0]
+                               for r in found["results"] for m in r["messages"]):
+                            break
+                        if time.perf_counter() - t0 > 30:
+                            errors.append(f"{word} not searchable after 30 s")
+                            return
+                    t2 = time.perf_counter()
+                    with lock:
+                        append_ms.append((t1 - t0) * 1000)
+                        searchable_ms.append((t2 - t0) * 1000)
+                        searches.append(tries)
+
+        threads = [threading.Thread(target=client, args=(n,)) for n in range(args.clients)]
+        t_start = time.monotonic()
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        wall = time.monotonic() - t_start
+        stored = httpx.get(f"{base}/v1/sessions/{sid}", timeout=60).json()
+        consistent = httpx.get(f"{base}/v1/check", timeout=600).json()["ok"]
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+        log.close()
+    if errors:
+        raise SystemExit(f"{len(errors)} errors, e.g. {errors[0]}")
+    result: dict[str, Any] = {
+        "appends": len(append_ms), "clients": args.clients, "embedder": args.embedder,
+        "base_sessions": args.base_sessions, "base_seconds": round(base_seconds, 1),
+        "wall_seconds": round(wall, 1), "appends_per_second": round(len(append_ms) / wall, 1),
+        "append_ms": stats(append_ms), "searchable_ms": stats(searchable_ms),
+        "searchable_ms_first_100": stats(searchable_ms[:100]),
+        "searchable_ms_last_100": stats(searchable_ms[-100:]),
+        "searches_needed": dict(sorted((str(k), searches.count(k)) for k in set(searches))),
+        "stored_messages": len(stored["messages"]), "check_ok": consistent,
+        "python": sys.version.split()[0], "cpus": os.cpu_count()}
+    if args.json:
+        print(json.dumps(result))
+        return
+    print(f"{result['appends']} appends by {args.clients} client(s) to one live session over HTTP, "
+          f"embedder {args.embedder}, on an index of {args.base_sessions} sessions; "
+          f"{result['appends_per_second']} appends/s")
+    for key in ("append_ms", "searchable_ms", "searchable_ms_first_100", "searchable_ms_last_100"):
+        s = result[key]
+        print(f"{key:<24} p50 {s['p50']:>7.1f}  p95 {s['p95']:>7.1f}  p99 {s['p99']:>7.1f}  "
+              f"max {s['max']:>7.1f}")
+    print(f"searches until found: {result['searches_needed']}; stored {result['stored_messages']} "
+          f"messages; check ok: {consistent}")
+
+
+if __name__ == "__main__":
+    main()
