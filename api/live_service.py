@@ -8,7 +8,7 @@ from indexer.live import LiveSessions
 from indexer.live_summary import Summarizer
 from indexer.llm_refine import LLMEndpoint
 from indexer.snapshots import SnapshotStore
-from models import OPEN_STATUSES, InvalidInput, Session, status_of
+from models import OPEN_STATUSES, InvalidInput, NotFound, Session, status_of
 
 if TYPE_CHECKING:
     from .service import RecallService
@@ -78,8 +78,12 @@ class LiveSessionsMixin:
         return live_view(session)
 
     def _open_live(self: RecallService, session_id: str) -> Session | None:
-        """The archived record when it is a live session still open, else None."""
-        session = self._archived(session_id)
+        """The archived record when it is a live session still open, else None (also when it is
+        not archived: snapshots can be indexed for a session the archive does not hold)."""
+        try:
+            session = self._archived(session_id)
+        except NotFound:
+            return None
         return session if status_of(session.status) in OPEN_STATUSES else None
 
     def _recovering(self: RecallService, session_id: str) -> None:

@@ -7,9 +7,9 @@ Indexes a base archive of generated sessions (scripts/generate_archive.py, the s
 for the same count) into <work>/home, starts `recall serve` on a free loopback port, starts one
 live session, then each client appends messages one at a time (each with a unique word) and,
 as soon as the append returns, searches until the message is in the results of both stores: a
-keyword search for its word and a vector search for its text (hybrid search would merge the two;
-near-identical messages of one session could push the new one out of its top three). Prints p50/p95/p99/max of the append alone and of append until
-searchable, for all appends and for the first and last 100 (small index fragments pile up
+keyword search for its word and a vector search for its text (hybrid search would merge the
+two; near-identical messages of one session could push the new one out of its top three).
+Prints p50/p95/p99/max of the append alone and of append until searchable, for all appends and for the first and last 100 (small index fragments pile up
 between compactions), and how many rounds of searches it took (1: found at the first try).
 The hash embedder is the default; with --embedder e5 the append includes embedding the
 message with the real model.
