@@ -5,12 +5,14 @@
 
 Indexes a base archive of generated sessions (scripts/generate_archive.py, the same sessions
 for the same count) into <work>/home, starts `recall serve` on a free loopback port, starts one
-live session, then each client appends messages one at a time (each with a unique word) and,
-as soon as the append returns, searches until the message is in the results of both stores: a
-keyword search for its word and a vector search for its text (hybrid search would merge the
-two; near-identical messages of one session could push the new one out of its top three).
-Prints p50/p95/p99/max of the append alone and of append until searchable, for all appends and for the first and last 100 (small index fragments pile up
-between compactions), and how many rounds of searches it took (1: found at the first try).
+live session, then each client appends messages one at a time (varied generated texts, each
+with a unique word added) and, as soon as the append returns, searches until the message is in
+the results of both stores: a keyword search for its word over the whole archive, and a vector
+search for its text within the session (hybrid search merges the two). A message the vector
+search still does not rank among the session's three best after five rounds (a near
+neighbour, or the e5 query/passage asymmetry) is counted apart. Prints p50/p95/p99/max of the
+append alone and of append until searchable, for all appends and for the first and last 100
+(small index fragments pile up between compactions), and how many rounds of searches it took (1: found at the first try).
 The hash embedder is the default; with --embedder e5 the append includes embedding the
 message with the real model.
 """
@@ -57,8 +59,19 @@ def build_base(work: Path, sessions: int, embedder: str) -> Path:
     return home
 
 
-def _finds(http: httpx.Client, message_id: str, query: str, mode: str) -> bool:
-    found = http.get("/v1/search", params={"q": query, "mode": mode, "limit": 3}).json()
+def _texts(count: int) -> list[str]:
+    """Varied message texts (English and Chinese, short and long) from generated sessions."""
+    out: list[str] = []
+    index = 0
+    while len(out) < count:
+        record = session_record(11, index)
+        out += [m["content"][:400] for m in record["messages"] if m["content"].strip()]
+        index += 1
+    return out[:count]
+
+
+def _finds(http: httpx.Client, message_id: str, query: str, mode: str, **filters: str) -> bool:
+    found = http.get("/v1/search", params={"q": query, "mode": mode, "limit": 3, **filters}).json()
     return any(m["id"] == message_id for r in found["results"] for m in r["messages"])
 
 
@@ -114,6 +127,8 @@ def main() -> None:
         append_ms: list[float] = []
         searchable_ms: list[float] = []
         searches: list[int] = []
+        vector_misses: list[str] = []
+        texts = _texts(args.appends)
         errors: list[str] = []
         lock = threading.Lock()
         per_client = args.appends // args.clients
@@ -122,7 +137,7 @@ def main() -> None:
             with httpx.Client(base_url=base, timeout=60) as http:
                 for n in range(per_client):
                     word = f"marker{name}x{n}q"
-                    text = f"Step {n}: we checked the {word} deploy log and the retry queue."
+                    text = f"{texts[(name * per_client + n) % len(texts)]} ({word})"
                     t0 = time.perf_counter()
                     response = http.post(f"/v1/sessions/{sid}/messages",
                                          json={"role": "user", "content": text})
@@ -131,20 +146,27 @@ def main() -> None:
                         errors.append(response.text)
                         return
                     message_id = response.json()["message_ids"][0]
-                    tries = 0
+                    tries, vector_found = 0, True
                     while True:  # found by its word (keyword) and by its text (vector)
                         tries += 1
-                        if all(_finds(http, message_id, query, mode)
-                               for query, mode in ((word, "keyword"), (text, "vector"))):
+                        if not _finds(http, message_id, word, "keyword"):
+                            if time.perf_counter() - t0 > 30:
+                                errors.append(f"{word} not found by keyword search after 30 s")
+                                return
+                            continue
+                        if _finds(http, message_id, text, "vector", session=sid):
                             break
-                        if time.perf_counter() - t0 > 30:
-                            errors.append(f"{word} not searchable after 30 s")
-                            return
+                        if tries >= 5:  # a near neighbour of the session outranks it: not a delay
+                            vector_found = False
+                            break
                     t2 = time.perf_counter()
                     with lock:
                         append_ms.append((t1 - t0) * 1000)
-                        searchable_ms.append((t2 - t0) * 1000)
-                        searches.append(tries)
+                        if vector_found:
+                            searchable_ms.append((t2 - t0) * 1000)
+                            searches.append(tries)
+                        else:
+                            vector_misses.append(word)
 
         threads = [threading.Thread(target=client, args=(n,)) for n in range(args.clients)]
         t_start = time.monotonic()
@@ -169,6 +191,7 @@ def main() -> None:
         "searchable_ms_first_100": stats(searchable_ms[:100]),
         "searchable_ms_last_100": stats(searchable_ms[-100:]),
         "searches_needed": dict(sorted((str(k), searches.count(k)) for k in set(searches))),
+        "not_top3_by_vector": len(vector_misses),
         "stored_messages": len(stored["messages"]), "check_ok": consistent,
         "python": sys.version.split()[0], "cpus": os.cpu_count()}
     if args.json:
@@ -181,8 +204,9 @@ def main() -> None:
         s = result[key]
         print(f"{key:<24} p50 {s['p50']:>7.1f}  p95 {s['p95']:>7.1f}  p99 {s['p99']:>7.1f}  "
               f"max {s['max']:>7.1f}")
-    print(f"searches until found: {result['searches_needed']}; stored {result['stored_messages']} "
-          f"messages; check ok: {consistent}")
+    print(f"searches until found: {result['searches_needed']}; not in the vector search's top "
+          f"three after 5 tries (left out of 'searchable'): {len(vector_misses)}; stored "
+          f"{result['stored_messages']} messages; check ok: {consistent}")
 
 
 if __name__ == "__main__":
