@@ -109,7 +109,7 @@ def _messages(args: argparse.Namespace) -> list[dict[str, Any]]:
         if args.speaker:
             message["speaker"] = args.speaker
         return [message]
-    stream = sys.stdin if args.file == "-" else open(args.file, encoding="utf-8")
+    stream = sys.stdin if args.file == "-" else open(args.file, encoding="utf-8")  # noqa: SIM115
     messages = []
     with stream:
         for number, line in enumerate(stream, start=1):

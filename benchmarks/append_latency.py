@@ -36,9 +36,9 @@ import httpx
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "scripts")]
 
-from generate_archive import session_record  # noqa: E402
+from generate_archive import session_record
 
-from benchmarks.load import free_port, percentile, wait_ready  # noqa: E402
+from benchmarks.load import free_port, percentile, wait_ready
 
 
 def build_base(work: Path, sessions: int, embedder: str) -> Path:

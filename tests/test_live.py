@@ -292,7 +292,7 @@ def test_appends_while_a_reindex_runs_are_all_kept(writable: RecallService) -> N
             for n in range(20):
                 ids.extend(writable.append_messages(
                     sid, [{"role": "user", "content": f"reindexed word quokka{n}"}])["message_ids"])
-        except Exception as exc:  # reported below, with the reindex's own failures
+        except Exception as exc:  # noqa: BLE001  (reported below, with the reindex's own failures)
             errors.append(exc)
 
     other = RecallService(writable.settings, embedder=HashEmbedder())  # another writer

@@ -77,8 +77,8 @@ def test_start_append_patch_list_over_http(client: TestClient) -> None:
          "Not found", "no session 'nope'"),
         ("patch", "/v1/sessions/nope", {"json": {"status": "paused"}}, 404, "Not found", "no session 'nope'"),
         ("post", "/v1/sessions/t-kyoto/messages", {"json": {"role": "user", "content": "x"}}, 409,
-         "Session archived", "session 't-kyoto' is archived: it takes no more messages. Start a new live "
-         "session to go on"),
+         "Session archived", ("session 't-kyoto' is archived: it takes no more messages. Start a new "
+                              "live session to go on")),
         ("patch", "/v1/sessions/t-kyoto", {"json": {"status": "active"}}, 409, "Session archived",
          "session 't-kyoto' is archived; its status cannot change. Start a new live session to go on"),
         ("patch", "/v1/sessions/t-kyoto", {"json": {"status": "done"}}, 400, "Invalid input",
@@ -92,8 +92,8 @@ def test_start_append_patch_list_over_http(client: TestClient) -> None:
         ("patch", "/v1/sessions/LIVE", {"json": {"status": "paused", "summary": "x"}}, 400, "Invalid input",
          "a summary can only be given when archiving"),
         ("post", "/v1/sessions", {"json": {"title": "x", "colour": "red"}}, 400, "Invalid input",
-         "unknown field(s) to start a session: colour (known: session_id, title, channel, category, "
-         "participants, topics)"),
+         ("unknown field(s) to start a session: colour (known: session_id, title, channel, category, "
+          "participants, topics)")),
         ("post", "/v1/sessions", {"json": {"sessionId": "t-kyoto"}}, 409, "Conflict",
          "session 't-kyoto' already exists"),
         ("post", "/v1/sessions", {"json": {"sessionId": "../x"}}, 400, "Unsafe session id",
@@ -146,8 +146,8 @@ def test_concurrent_appends_over_real_http_keep_order_and_lose_nothing(tmp_path:
             record = httpx.get(f"{base}/v1/sessions/{sid}").json()
             contents = [m["content"] for m in record["messages"]]
             assert len(contents) == len(set(contents)) == len(sent["a"]) + len(sent["b"])
-            for name in sent:  # each client's messages in the order it sent them
-                assert [c for c in contents if c.startswith(f"{name} says")] == sent[name]
+            for name, own in sent.items():  # each client's messages in the order it sent them
+                assert [c for c in contents if c.startswith(f"{name} says")] == own
             assert [m["id"] for m in record["messages"]] == [f"{sid}-m{n}" for n in range(1, len(contents) + 1)]
             for content in (sent["a"][-1], sent["b"][0], sent["b"][-1]):
                 word = content.split()[-1]
@@ -181,7 +181,7 @@ def test_appends_over_http_while_another_process_reindexes(tmp_path: Path) -> No
                                          json={"role": "user", "content": f"numbat{sent} arrives"})
                     assert response.status_code == 201, response.text
                     sent += 1
-            out, err = reindex.communicate(timeout=120)
+            _, err = reindex.communicate(timeout=120)
             assert during >= 1
             assert reindex.returncode == 0, err
             assert (home / "index" / "CURRENT").read_text() != before
