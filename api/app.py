@@ -10,7 +10,7 @@ from litestar import Litestar, Response, Router, delete, get, post
 from litestar.di import NamedDependency, Provide
 from litestar.handlers import asgi
 from litestar.openapi import OpenAPIConfig, ResponseSpec
-from litestar.openapi.spec import Components, SecurityScheme
+from litestar.openapi.spec import Components, Schema, SecurityScheme
 from litestar.params import Body, FromQuery, JSONBody, PathParameter, QueryParameter
 from litestar.plugins.prometheus import PrometheusConfig
 from litestar.types import Receive, Scope, Send
@@ -23,6 +23,7 @@ from models import (
     RecoveryOptions,
     SearchRequest,
     SearchResponse,
+    SessionStatus,
     Snapshot,
 )
 from models.hits import MemoryRank, SearchScope
@@ -36,6 +37,7 @@ from .limits import (
     MAX_SNAPSHOT_ID_LENGTH,
     read_body,
 )
+from .live_service import is_start_request
 from .mcp_server import build_mcp, mcp_lifespan, streamable_http_app
 from .options import AllowHeader
 from .page import page_routes
@@ -43,6 +45,7 @@ from .problems import EXCEPTION_HANDLERS, problem_responses
 from .relevance_routes import RELEVANCE_ROUTES
 from .requests import search_request
 from .routes_todos import todo_routes
+from .routes_sessions import START_SESSION, LiveSession, live_routes
 from .service import RecallService
 from .settings import Settings
 from .wire import (
@@ -125,11 +128,14 @@ def list_sessions_route(
     until: OptionalDay = None,
     channel: OptionalText = None,
     participant: OptionalText = None,
+    status: Annotated[SessionStatus | None, QueryParameter(
+        description="only sessions in this lifecycle status (ingested ones are archived)")] = None,
+    category: OptionalText = None,
     limit: Annotated[int, QueryParameter(ge=1, le=500)] = 50,
     offset: Annotated[int, QueryParameter(ge=0)] = 0,
 ) -> SessionList:
     page = service.list_sessions(since=since, until=until, channel=channel, participant=participant,
-                                 limit=limit, offset=offset)
+                                 status=status, category=category, limit=limit, offset=offset)
     return msgspec.convert(page, SessionList)
 
 
@@ -148,9 +154,13 @@ def get_session_route(
 @post("/sessions", sync_to_thread=True, status_code=201,
       responses={200: ResponseSpec(IngestResult, description="the same session was already archived"),
                  **problem_responses(400, 409, 413, 503)},
-      summary="Archive and index one session (archive format); unchanged sessions are a no-op")
+      summary="Archive and index one session (archive format; unchanged sessions are a no-op), "
+              "or, with no messages and no date, start a live session")
 def post_session_route(service: Service, data: Annotated[dict[str, Any], Body(
-        schema_extra=SESSION_RECORD)]) -> Response[IngestResult]:
+        schema_extra={"one_of": [Schema(**SESSION_RECORD), START_SESSION]})]
+        ) -> Response[IngestResult | LiveSession]:
+    if is_start_request(data):
+        return Response(msgspec.convert(service.start_session(data), LiveSession), status_code=201)
     session_id, changed = service.ingest_record(data)
     return Response(IngestResult(session_id, True, changed), status_code=201 if changed else 200)
 
@@ -315,7 +325,7 @@ def create_app(settings: Settings, service: RecallService | None = None, *,
         route_handlers=[search_route, list_sessions_route, get_session_route, post_session_route,
                         delete_session_route, stats_route, memories_route, list_snapshots_route,
                         create_snapshot_route, prune_snapshots_route, get_snapshot_route, changes_route, recovery_route,
-                        digest_route, facets_route, check_route, *todo_routes(), *RELEVANCE_ROUTES],
+                        digest_route, facets_route, check_route, *todo_routes(), *RELEVANCE_ROUTES, *live_routes()],
     )
     allow = AllowHeader()
     app = Litestar(

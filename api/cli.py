@@ -27,6 +27,7 @@ from search.dates import check_day
 
 from .cli_todo import add_cleanup_parser, add_todo_parser, cmd_cleanup, cmd_todo, todo_line
 from .relevance_cli import add_relevance_parser, cmd_relevance
+from .cli_session import add_session_parser, cmd_session
 from .requests import REQUEST_KEYS, search_request
 from .service import RecallService
 from .settings import SETTINGS_HELP, Settings
@@ -52,6 +53,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_todo_parser(sub)
     add_cleanup_parser(sub)
     add_relevance_parser(sub)
+    add_session_parser(sub)
 
     p = sub.add_parser("search", help="search the archive")
     p.add_argument("query", nargs="?", help="what to look for; quote phrases with \"...\"")
@@ -657,6 +659,7 @@ COMMANDS = {
     "import": cmd_import, "watch": cmd_watch, "retention": cmd_retention,
     "check": cmd_check, "todo": cmd_todo, "cleanup": cmd_cleanup,
     "relevance": cmd_relevance,
+    "session": cmd_session,
 }
 
 

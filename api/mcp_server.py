@@ -20,6 +20,7 @@ from starlette.applications import Starlette
 
 from models import RecallError
 
+from .mcp_live import register_live_tools
 from .requests import search_request
 from .service import RecallService
 from .settings import Settings
@@ -164,6 +165,7 @@ def build_mcp(service: RecallService) -> MCPServer:
     ) -> dict[str, Any]:
         return service.digest(period, date)
 
+    register_live_tools(server, service, _tool_result)
     from .mcp_todos import add_todo_tools  # here: it imports _tool_result from this module
 
     add_todo_tools(server, service)

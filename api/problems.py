@@ -29,7 +29,8 @@ _MEANING = {
     400: "a parameter or the body cannot be used",
     401: "RECALL_API_TOKEN is set and the request lacks 'Authorization: Bearer <token>'",
     404: "no such session or snapshot",
-    409: "another process is writing the archive; try again",
+    409: "another process is writing the archive (try again), or the session is archived "
+         "and takes no more changes",
     413: "the body is larger than RECALL_MAX_BODY_MB",
     503: "the index is missing, half-written or built with another embedder",
 }

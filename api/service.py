@@ -26,6 +26,7 @@ from indexer.retention import plan as plan_retention
 from indexer.snapshots import SnapshotStore, snapshot_from_memories
 from indexer.state import State
 from models import (
+    STATUSES,
     ChangeReport,
     IndexUnavailable,
     InvalidInput,
@@ -40,6 +41,7 @@ from models import (
     UnsafeSessionId,
     check_session_id,
     estimate_tokens,
+    status_of,
 )
 from search import Searcher, check_day
 from search.compress import compress
@@ -49,6 +51,7 @@ from search.snapshot_changes import detect_changes
 
 from .cleanup_service import cleanup as run_cleanup
 from .relevance import MemoryRelevance
+from .live_service import LiveSessionsMixin
 from .settings import Settings
 from .todo_service import TodoService
 
@@ -59,7 +62,7 @@ MAX_PAGE = 500
 log = logging.getLogger(__name__)
 
 
-class RecallService:
+class RecallService(LiveSessionsMixin):
     def __init__(self, settings: Settings, *, embedder: Embedder | None = None,
                  progress: ProgressFactory = silent_progress) -> None:
         self.settings = settings
@@ -176,12 +179,23 @@ class RecallService:
             return record
         if token_budget < 1:
             raise InvalidInput("token budget must be positive")
-        return _within_budget(record, token_budget)
+        budgeted = _within_budget(record, token_budget)
+        if budgeted["omittedMessages"] and not record.get("summary") and record.get("status"):
+            # a live session has no summary until it is archived: the left-out messages get
+            # an extractive one, within half the budget
+            half = token_budget // 2
+            left_out = _within_budget(record, token_budget - half)["omittedMessages"]
+            summary = _live_summary(record["messages"][:left_out], half)
+            budgeted = _within_budget(record, token_budget, summary)
+        return budgeted
 
     def list_sessions(self, *, since: str | None = None, until: str | None = None,
                       channel: str | None = None, participant: str | None = None,
+                      status: str | None = None, category: str | None = None,
                       limit: int = 50, offset: int = 0) -> dict[str, Any]:
-        """Session summaries, newest first."""
+        """Session summaries, newest first; a session ingested from a file counts as archived."""
+        if status is not None and status not in STATUSES:
+            raise InvalidInput(f"unknown status {status!r}: use one of {', '.join(STATUSES)}")
         if not 1 <= limit <= MAX_PAGE:
             raise InvalidInput(f"limit must be between 1 and {MAX_PAGE}")
         if offset < 0:
@@ -199,14 +213,19 @@ class RecallService:
                 continue
             if channel and (row.channel or "").lower() != channel.lower():
                 continue
-            meta = {"participants": [], "topics": [], "title": None, "summary": None}
+            meta = {"participants": [], "topics": [], "title": None, "summary": None,
+                    "category": None, "status": None}
             meta.update(json.loads(row.meta))
             if participant and participant.lower() not in (p.lower() for p in meta["participants"]):
+                continue
+            if (status and status_of(meta["status"]) != status) or \
+                    (category and (meta["category"] or "").lower() != category.lower()):
                 continue
             summaries.append({"session_id": row.session_id, "date": row.date, "channel": row.channel,
                               "participants": meta["participants"], "topics": meta["topics"],
                               "title": meta["title"], "summary": meta["summary"],
-                              "message_count": row.message_count})
+                              "message_count": row.message_count, "category": meta["category"],
+                              "status": status_of(meta["status"])})
         return {"sessions": summaries[offset : offset + limit], "total": len(summaries),
                 "limit": limit, "offset": offset}
 
@@ -250,7 +269,9 @@ class RecallService:
         session_id = self._safe_id(session_id)
         self._archive_path(session_id)  # NotFound for a session that is not archived
         stored = MemoryStore(self.data).load(session_id)
-        if stored is None:  # indexed by a version that did not store memories yet
+        if stored is None or self._open_live(session_id):
+            # indexed by a version that did not store memories yet, or a live session still
+            # taking messages: its memories are extracted when it is archived
             stored = extract_memories(self._archived(session_id), embedder=self.embedder)
         return [m for m in stored if m.type in wanted]
 
@@ -324,10 +345,12 @@ class RecallService:
                 token_budget: int | None = None) -> RecoveryDecision:
         """Which of the session's snapshots to resume from, how sure, why, and how; with a
         token budget, the selected snapshot comes compressed to fit it."""
+        self._recovering(self._safe_id(session_id))
         snapshots = SnapshotStore(self.data).require(self._safe_id(session_id))
         embedder = self.embedder if context and context.strip() else None
         decision = recover(snapshots, context, embedder=embedder, options=options or RecoveryOptions())
         self.relevance.boost_recovery(session_id, decision.selected)
+        self._recovered(session_id)  # an open live session is now `recovered`
         if token_budget is not None:
             decision = msgspec.structs.replace(decision, selected=compress(decision.selected, token_budget))
         return decision
@@ -409,8 +432,10 @@ class RecallService:
             raise NotFound(f"no session {session_id!r}") from None
 
 
-def _within_budget(record: dict[str, Any], budget: int) -> dict[str, Any]:
+def _within_budget(record: dict[str, Any], budget: int, summary: str | None = None) -> dict[str, Any]:
     header = {k: v for k, v in record.items() if k != "messages"}
+    if summary:
+        header["summary"] = summary
     used = estimate_tokens(header.get("summary") or "")
     kept: list[dict[str, Any]] = []
     for message in reversed(record.get("messages", [])):
@@ -424,6 +449,21 @@ def _within_budget(record: dict[str, Any], budget: int) -> dict[str, Any]:
     header["omittedMessages"] = len(record.get("messages", [])) - len(kept)
     header["estimatedTokens"] = used
     return header
+
+
+def _live_summary(messages: list[dict[str, Any]], budget: int) -> str | None:
+    """The first line of the first user message, then of the newest ones, within `budget`."""
+    lines = [m.get("content", "").strip().splitlines()[0] for m in messages
+             if m.get("role") == "user" and m.get("content", "").strip()]
+    kept: list[str] = []
+    used = 0
+    for line in dict.fromkeys(lines[:1] + lines[:0:-1]):  # the first, then newest first
+        cost = estimate_tokens(line)
+        if used + cost > budget:
+            break
+        kept.append(line)
+        used += cost
+    return " / ".join(kept) or None
 
 
 def _disk_usage(path: Path) -> int:

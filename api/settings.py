@@ -55,6 +55,9 @@ SETTINGS_HELP: dict[str, tuple[str, str]] = {
     "llm_model": ("RECALL_LLM_MODEL", "model name sent to RECALL_LLM_URL"),
     "llm_api_key": ("RECALL_LLM_API_KEY", "bearer key for RECALL_LLM_URL, if it needs one"),
     "llm_timeout": ("RECALL_LLM_TIMEOUT", "seconds to wait for RECALL_LLM_URL before falling back"),
+    "live_summary": ("RECALL_LIVE_SUMMARY", (
+        "how archiving a live session without a summary makes one: 'extractive' (first user "
+        "line and key memories) or 'llm' (RECALL_LLM_URL; extractive if it fails)")),
     "retention_full_days": ("RECALL_RETENTION_FULL_DAYS", (
         "`recall retention`: sessions inactive longer than this many days lose their messages "
         "(summary and memories stay); unset: keep everything")),
@@ -95,6 +98,7 @@ class Settings:
     llm_model: str = "gpt-4o-mini"
     llm_api_key: str | None = None
     llm_timeout: float = 60.0
+    live_summary: str = "extractive"
     retention_full_days: int | None = None
     retention_summary_days: int | None = None
     relevance_decay_rate: float = 0.05
@@ -136,6 +140,7 @@ class Settings:
                 llm_model=str(values.get("llm_model", cls.llm_model)),
                 llm_api_key=str(values["llm_api_key"]) if values.get("llm_api_key") else None,
                 llm_timeout=float(values.get("llm_timeout", cls.llm_timeout)),  # type: ignore[arg-type]
+                live_summary=str(values.get("live_summary", cls.live_summary)),
                 retention_full_days=_days(values.get("retention_full_days")),
                 retention_summary_days=_days(values.get("retention_summary_days")),
                 relevance_decay_rate=float(values.get("relevance_decay_rate", cls.relevance_decay_rate)),  # type: ignore[arg-type]
@@ -155,6 +160,10 @@ class Settings:
         if min(settings.http_header_timeout, settings.http_body_timeout, settings.http_keep_alive,
                settings.http_max_connections, settings.http_max_header_kb) <= 0:
             raise InvalidInput("the RECALL_HTTP_* settings must be positive")
+        if settings.live_summary not in ("extractive", "llm"):
+            raise InvalidInput("RECALL_LIVE_SUMMARY must be 'extractive' or 'llm'")
+        if settings.live_summary == "llm" and not settings.llm_url:
+            raise InvalidInput("RECALL_LIVE_SUMMARY=llm needs an endpoint: set RECALL_LLM_URL")
         full, summary = settings.retention_full_days, settings.retention_summary_days
         if (full is not None and full < 0) or (summary is not None and summary < 0) or \
                 (full is not None and summary is not None and summary < full):

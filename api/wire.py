@@ -9,7 +9,7 @@ from __future__ import annotations
 import msgspec
 from litestar.openapi.spec import OpenAPIFormat, OpenAPIType, Schema
 
-from models import Session, Snapshot
+from models import Session, SessionStatus, Snapshot
 from models.ids import MAX_ID_LENGTH
 from models.memory import MemoryType, Priority
 from models.todo import Todo
@@ -62,6 +62,8 @@ class SessionSummary(msgspec.Struct):
     title: str | None
     summary: str | None
     message_count: int
+    category: str | None
+    status: SessionStatus  # a session ingested from a file is archived
 
 
 class SessionList(msgspec.Struct):

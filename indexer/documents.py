@@ -4,13 +4,14 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from models import Memory, Session
+from models import Memory, Message, Session
 from models.tokens import CJK_CHAR
 
 __all__ = ["MEMORY_ROLE_PREFIX", "Doc", "Passage", "day_number", "doc_key", "memory_documents",
-           "session_documents", "split_passages"]
+           "message_documents", "session_documents", "split_passages"]
 
 # A keyword document indexes at most this much text; the archive keeps everything.
 MAX_INDEXED_CHARS = 100_000
@@ -68,9 +69,13 @@ def session_documents(session: Session) -> list[Doc]:
     header = session_text(session)
     if header:
         docs.append(_doc(session, None, "summary", session.archived_at or session.date, None, header))
-    docs += [_doc(session, m.id, m.role, m.time, m.speaker, m.content)
-             for m in session.messages if m.content.strip()]
-    return docs
+    return docs + message_documents(session, session.messages)
+
+
+def message_documents(session: Session, messages: Sequence[Message]) -> list[Doc]:
+    """One document per message with text (a live session's appends index only these)."""
+    return [_doc(session, m.id, m.role, m.time, m.speaker, m.content)
+            for m in messages if m.content.strip()]
 
 
 def memory_documents(session: Session, memories: list[Memory]) -> list[Doc]:

@@ -612,7 +612,8 @@ def session_meta(session: Session) -> str:
     """What session listings show without opening the archive file."""
     return json.dumps({"participants": list(session.participants), "topics": list(session.topics),
                        "title": session.title, "summary": session.summary,
-                       "category": session.category}, ensure_ascii=False)
+                       "category": session.category, "status": session.status},
+                      ensure_ascii=False)
 
 
 def _generation_name() -> str:

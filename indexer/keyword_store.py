@@ -74,11 +74,13 @@ class KeywordIndex:
         self.schema = _schema()
         self.index = tantivy.Index(self.schema, path=str(path), reuse=True)
         self._writer: tantivy.IndexWriter | None = None
+        self._uncommitted = False
 
     # writing
     def _w(self) -> tantivy.IndexWriter:
         if self._writer is None:
             self._writer = self.index.writer(heap_size=128_000_000, num_threads=1)
+        self._uncommitted = True  # every caller is about to change something
         return self._writer
 
     def delete_sessions(self, session_ids: Iterable[str]) -> None:
@@ -100,10 +102,12 @@ class KeywordIndex:
     def commit(self) -> None:
         if self._writer is not None:
             self._writer.commit()
+            self._uncommitted = False
 
     def close(self) -> None:
         if self._writer is not None:
-            self._writer.commit()
+            if self._uncommitted:  # a commit syncs to disk: a live append pays it once, not twice
+                self._writer.commit()
             self._writer.wait_merging_threads()
             self._writer = None
 

@@ -20,7 +20,7 @@ from models.memory import memory_id
 from .entities import extract_entities
 from .redact import find_secrets
 
-__all__ = ["LLMEndpoint", "RefineFailed", "refine_memories"]
+__all__ = ["LLMEndpoint", "RefineFailed", "chat_json", "refine_memories", "transcript"]
 
 MAX_TRANSCRIPT_CHARS = 24_000  # keeps the request inside small local models' context
 MAX_MEMORY_CHARS = 300
@@ -67,7 +67,18 @@ def refine_memories(session: Session, memories: Sequence[Memory], endpoint: LLME
     return list(refined.values())
 
 
-def _prompt(session: Session, memories: Sequence[Memory]) -> str:
+def chat_json(endpoint: LLMEndpoint, instructions: str, prompt: str) -> object:
+    """One chat completion asked for JSON, decoded; raises RefineFailed with the reason."""
+    reply = _chat(endpoint, [{"role": "system", "content": instructions},
+                             {"role": "user", "content": prompt}])
+    try:
+        return json.loads(_strip_fence(reply))
+    except ValueError:
+        raise RefineFailed("the LLM endpoint did not answer with JSON") from None
+
+
+def transcript(session: Session) -> str:
+    """The session's messages as lines `[id] who: text`, cut to fit small models' context."""
     lines, used = [], 0
     for message in session.messages:
         line = f"[{message.id}] {message.speaker or message.role}: {message.content.strip()}"
@@ -76,9 +87,13 @@ def _prompt(session: Session, memories: Sequence[Memory]) -> str:
             break
         lines.append(line)
         used += len(line)
+    return "\n".join(lines)
+
+
+def _prompt(session: Session, memories: Sequence[Memory]) -> str:
     found = [{"type": m.type, "text": m.text, "confidence": m.confidence,
               "source_message_ids": list(m.source_message_ids)} for m in memories]
-    return (f"Conversation of {session.date}:\n" + "\n".join(lines)
+    return (f"Conversation of {session.date}:\n" + transcript(session)
             + "\n\nRule-based memories:\n" + json.dumps({"memories": found}, ensure_ascii=False))
 
 

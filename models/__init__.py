@@ -1,6 +1,7 @@
 """Plain typed records shared by every part of recall; no I/O here."""
 
 from .errors import (
+    Conflict,
     IndexMismatch,
     IndexUnavailable,
     InvalidInput,
@@ -9,6 +10,7 @@ from .errors import (
     NotFound,
     PayloadTooLarge,
     RecallError,
+    SessionArchived,
     UnsafeSessionId,
     WriterBusy,
 )
@@ -21,6 +23,14 @@ from .hits import (
     SessionHit,
 )
 from .ids import check_session_id
+from .lifecycle import (
+    OPEN_STATUSES,
+    STATUSES,
+    SessionStatus,
+    StatusChange,
+    check_transition,
+    status_of,
+)
 from .memory import MEMORY_TYPES, Memory
 from .parse import parse_session, parse_time, text_of
 from .recovery import ChangeReport, RecoveryDecision, RecoveryOptions, recovery_options
@@ -30,8 +40,11 @@ from .tokens import estimate_tokens
 
 __all__ = [
     "MEMORY_TYPES",
+    "OPEN_STATUSES",
     "SEARCH_SCOPES",
+    "STATUSES",
     "ChangeReport",
+    "Conflict",
     "Decision",
     "Fact",
     "Feedback",
@@ -54,16 +67,21 @@ __all__ = [
     "SearchRequest",
     "SearchResponse",
     "Session",
+    "SessionArchived",
     "SessionHit",
+    "SessionStatus",
     "Snapshot",
+    "StatusChange",
     "Task",
     "UnsafeSessionId",
     "WriterBusy",
     "check_session_id",
+    "check_transition",
     "estimate_tokens",
     "parse_session",
     "parse_snapshot",
     "parse_time",
     "recovery_options",
+    "status_of",
     "text_of",
 ]

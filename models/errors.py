@@ -7,7 +7,9 @@
     │   └── InvalidQuery        a search request that cannot be run
     ├── NotFound (404)
     ├── PayloadTooLarge (413)
-    ├── WriterBusy (409)        another process holds the writer lock
+    ├── Conflict (409)          the request clashes with what is stored
+    │   ├── WriterBusy          another process holds the writer lock
+    │   └── SessionArchived     a change to a session that is archived
     └── IndexUnavailable (503)
         └── IndexMismatch       the index was built with another embedder
 """
@@ -15,6 +17,7 @@
 from __future__ import annotations
 
 __all__ = [
+    "Conflict",
     "IndexMismatch",
     "IndexUnavailable",
     "InvalidInput",
@@ -23,6 +26,7 @@ __all__ = [
     "NotFound",
     "PayloadTooLarge",
     "RecallError",
+    "SessionArchived",
     "UnsafeSessionId",
     "WriterBusy",
 ]
@@ -64,9 +68,17 @@ class PayloadTooLarge(RecallError):
     title = "Payload too large"
 
 
-class WriterBusy(RecallError):
+class Conflict(RecallError):
     status = 409
+    title = "Conflict"
+
+
+class WriterBusy(Conflict):
     title = "Writer busy"
+
+
+class SessionArchived(Conflict):
+    title = "Session archived"
 
 
 class IndexUnavailable(RecallError):

@@ -11,6 +11,7 @@ import msgspec
 
 from .errors import InvalidSession
 from .ids import check_session_id
+from .lifecycle import STATUSES, StatusChange
 from .memory import Memory
 from .session import Decision, Feedback, Message, Retention, Session
 
@@ -49,7 +50,21 @@ def parse_session(raw: Any, *, fallback_id: str | None = None) -> Session:
         category=_opt_str(raw, "category"),
         archived_at=parse_time(raw.get("archivedAt") or raw.get("archived_at")),
         **_retention(raw, session_id),
+        **_lifecycle(raw),
     )
+
+
+def _lifecycle(raw: dict[str, Any]) -> dict[str, Any]:
+    """A live session's status and its history of changes (models/lifecycle.py)."""
+    status = raw.get("status")
+    if status not in STATUSES:  # none, or another tool's own notion of status: not a lifecycle
+        return {}
+    history = raw.get("statusHistory", raw.get("status_history")) or []
+    try:
+        changes = msgspec.convert(history, type=tuple[StatusChange, ...])
+    except msgspec.ValidationError as exc:
+        raise InvalidSession(f"'statusHistory' is malformed: {exc}") from None
+    return {"status": status, "status_history": changes}
 
 
 def _retention(raw: dict[str, Any], session_id: str) -> dict[str, Any]:

@@ -6,6 +6,7 @@ from typing import Literal
 
 import msgspec
 
+from .lifecycle import SessionStatus, StatusChange
 from .memory import Memory
 
 __all__ = ["Decision", "Feedback", "Message", "Retention", "Session"]
@@ -60,6 +61,10 @@ class Session(msgspec.Struct, frozen=True, omit_defaults=True, rename="camel"):
     # a trimmed session keeps the memories extracted before its messages were dropped: they are
     # what ingest and reindex index for it instead of extracting again (see extract_memories)
     memories: tuple[Memory, ...] = ()
+    # a live session's lifecycle (models/lifecycle.py): None for a record ingested from a file,
+    # which counts as archived; the history holds every change with its time, oldest first
+    status: SessionStatus | None = None
+    status_history: tuple[StatusChange, ...] = ()
 
     @property
     def month(self) -> str:

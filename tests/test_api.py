@@ -59,7 +59,8 @@ def test_list_sessions_newest_first_with_filters(client: TestClient) -> None:
     assert dates == sorted(dates, reverse=True) and body["total"] == 7
     first = body["sessions"][0]
     assert set(first) == {"session_id", "date", "channel", "participants", "topics", "title", "summary",
-                          "message_count"}
+                          "message_count", "category", "status"}
+    assert {s["status"] for s in body["sessions"]} == {"archived"}  # ingested from files
     page = client.get("/v1/sessions", params={"limit": 2, "offset": 1}).json()
     assert [s["session_id"] for s in page["sessions"]] == [s["session_id"] for s in body["sessions"][1:3]]
     only = client.get("/v1/sessions", params={"participant": "Simon", "since": "2026-03-01"}).json()
@@ -169,7 +170,7 @@ def test_schema_describes_every_error_body(client: TestClient) -> None:
     schema = client.get("/schema/openapi.json").json()
     assert schema["components"]["schemas"]["Problem"]["required"] == ["detail", "status", "title", "type"]
     operations = [(path, method, op) for path, item in schema["paths"].items() for method, op in item.items()]
-    assert len(operations) == 28  # 17, 7 for todos and cleanup, 4 for memory relevance
+    assert len(operations) == 30  # 17, 2 for live sessions, 7 for todos and cleanup, 4 for memory relevance
     for path, method, op in operations:
         errors = {code: response for code, response in op["responses"].items() if code >= "400"}
         assert "401" in errors, (method, path)  # any route may need the token
@@ -183,7 +184,7 @@ def test_allow_lists_every_method_of_a_path(client: TestClient) -> None:
     wrong = client.put("/v1/sessions/t-kyoto/snapshots")
     assert wrong.status_code == 405 and wrong.headers["content-type"].startswith(PROBLEM)
     assert set(wrong.headers["allow"].split(", ")) == {"DELETE", "GET", "OPTIONS", "POST"}
-    for path, allow in [("/v1/sessions", "GET, OPTIONS, POST"), ("/v1/sessions/x", "DELETE, GET, OPTIONS"),
+    for path, allow in [("/v1/sessions", "GET, OPTIONS, POST"), ("/v1/sessions/x", "DELETE, GET, OPTIONS, PATCH"),
                         ("/v1/sessions/x/snapshots", "DELETE, GET, OPTIONS, POST"), ("/v1/stats", "GET, OPTIONS")]:
         options = client.options(path)
         assert options.status_code == 204 and options.headers["allow"] == allow, path

@@ -26,7 +26,8 @@ from .conftest import make_service
 
 ROOT = Path(__file__).resolve().parents[1]
 TOOLS = {"search_archive", "get_session", "archive_session", "delete_session", "extract_memories",
-         "recover_session", "memory_digest", "snapshot_changes", "add_todo", "complete_todo", "list_todos"}
+         "recover_session", "memory_digest", "snapshot_changes", "add_todo", "complete_todo", "list_todos",
+         "start_session", "append_messages", "set_session_status"}
 
 NEW_SESSION = {
     "sessionId": "t-mcp-new",
