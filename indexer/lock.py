@@ -6,6 +6,7 @@ import fcntl
 import os
 import time
 from pathlib import Path
+from typing import IO
 
 from models import WriterBusy
 
@@ -13,7 +14,12 @@ __all__ = ["WriterLock"]
 
 
 class WriterLock:
-    """Exclusive lock on a file; waits up to `wait` seconds, then fails with who holds it."""
+    """Exclusive lock on a file; waits up to `wait` seconds, then fails with who holds it.
+
+    Fair between processes: a waiter first takes a turnstile (`<lock>.queue`), held only while
+    it waits for the lock itself. A writer that writes again and again (a server taking
+    appends) then queues behind a waiting reindex instead of taking the lock back in the
+    moment between two of its writes, which a waiter that polls would rarely see."""
 
     def __init__(self, path: Path, wait: float = 30.0) -> None:
         self.path = path
@@ -22,22 +28,16 @@ class WriterLock:
 
     def __enter__(self) -> WriterLock:
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        handle = open(self.path, "a+")
         deadline = time.monotonic() + self.wait
-        while True:
+        with open(self.path.with_name(self.path.name + ".queue"), "a+") as turnstile:
+            _take(turnstile, deadline, self)
+            handle = open(self.path, "a+")
             try:
-                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() >= deadline:
-                    handle.seek(0)
-                    holder = handle.read().strip() or "another process"
-                    handle.close()
-                    raise WriterBusy(
-                        f"another recall writer is running (pid {holder}); waited {self.wait:.0f}s. "
-                        "Try again when it has finished."
-                    ) from None
-                time.sleep(0.2)
+                _take(handle, deadline, self)
+            except WriterBusy:
+                handle.close()
+                raise
+            fcntl.flock(turnstile, fcntl.LOCK_UN)
         handle.seek(0)
         handle.truncate()
         handle.write(str(os.getpid()))
@@ -50,3 +50,18 @@ class WriterLock:
             fcntl.flock(self._handle, fcntl.LOCK_UN)
             self._handle.close()
             self._handle = None
+
+
+def _take(handle: IO[str], deadline: float, lock: WriterLock) -> None:
+    while True:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return
+        except BlockingIOError:
+            if time.monotonic() >= deadline:
+                holder = lock.path.read_text().strip() if lock.path.exists() else ""
+                raise WriterBusy(
+                    f"another recall writer is running (pid {holder or 'unknown'}); waited "
+                    f"{lock.wait:.0f}s. Try again when it has finished."
+                ) from None
+            time.sleep(0.05)

@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import anyio
@@ -20,6 +21,9 @@ from mcp.client.streamable_http import streamable_http_client
 from api import RecallService
 from api.app import create_app
 from api.cli import main
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
+import generate_archive  # noqa: E402
 
 from .conftest import SESSIONS, make_service
 from .test_api import PROBLEM, ROOT, _serve
@@ -161,7 +165,9 @@ def test_concurrent_appends_over_real_http_keep_order_and_lose_nothing(tmp_path:
 
 def test_appends_over_http_while_another_process_reindexes(tmp_path: Path) -> None:
     home = tmp_path / "home"
-    make_service(home).index([SESSIONS])
+    # enough sessions that the reindex holds the writer lock for a few seconds of appends
+    list(generate_archive.generate(tmp_path / "archive", 150))
+    make_service(home).index([SESSIONS, tmp_path / "archive"])
     env = {**os.environ, "RECALL_HOME": str(home), "RECALL_EMBEDDER": "hash", "RUST_LOG": "error"}
     with (tmp_path / "server.log").open("w") as log:
         proc, base = _serve(home, log=log)
@@ -171,18 +177,30 @@ def test_appends_over_http_while_another_process_reindexes(tmp_path: Path) -> No
             reindex = subprocess.Popen([sys.executable, "-m", "api.cli", "reindex"], cwd=ROOT, env=env,
                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
             lock = home / "writer.lock"
-            sent = during = 0
+            sent = 0
+            in_flight: list[int] = []  # the append on its way, if any
+            waited: set[int] = set()  # appends in flight while the reindex held the lock
+
+            def watch() -> None:
+                while reindex.poll() is None:
+                    if in_flight and lock.read_text().strip() == str(reindex.pid):
+                        waited.update(in_flight)
+                    time.sleep(0.005)
+
+            watcher = threading.Thread(target=watch)
+            watcher.start()
             with httpx.Client(base_url=base, timeout=60) as http:
                 # keep appending until the reindex is over, some of it while it holds the lock
                 while reindex.poll() is None or sent < 15:
-                    if reindex.poll() is None and lock.read_text().strip() == str(reindex.pid):
-                        during += 1
+                    in_flight[:] = [sent]
                     response = http.post(f"/v1/sessions/{sid}/messages",
                                          json={"role": "user", "content": f"numbat{sent} arrives"})
+                    in_flight.clear()
                     assert response.status_code == 201, response.text
                     sent += 1
+            watcher.join(60)
             _, err = reindex.communicate(timeout=120)
-            assert during >= 1
+            assert waited, "no append was sent while the reindex held the writer lock"
             assert reindex.returncode == 0, err
             assert (home / "index" / "CURRENT").read_text() != before
             assert len(httpx.get(f"{base}/v1/sessions/{sid}").json()["messages"]) == sent
