@@ -42,10 +42,10 @@ from .mcp_server import build_mcp, mcp_lifespan, streamable_http_app
 from .options import AllowHeader
 from .page import page_routes
 from .problems import EXCEPTION_HANDLERS, problem_responses
-from .relevance_routes import RELEVANCE_ROUTES
 from .requests import search_request
-from .routes_todos import todo_routes
+from .routes_relevance import RELEVANCE_ROUTES
 from .routes_sessions import START_SESSION, LiveSession, live_routes
+from .routes_todos import todo_routes
 from .service import RecallService
 from .settings import Settings
 from .wire import (

@@ -25,9 +25,9 @@ from models import (
 )
 from search.dates import check_day
 
-from .cli_todo import add_cleanup_parser, add_todo_parser, cmd_cleanup, cmd_todo, todo_line
-from .relevance_cli import add_relevance_parser, cmd_relevance
+from .cli_relevance import add_relevance_parser, cmd_relevance
 from .cli_session import add_session_parser, cmd_session
+from .cli_todo import add_cleanup_parser, add_todo_parser, cmd_cleanup, cmd_todo, todo_line
 from .requests import REQUEST_KEYS, search_request
 from .service import RecallService
 from .settings import SETTINGS_HELP, Settings

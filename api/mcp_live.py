@@ -2,22 +2,20 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
 from mcp.server import MCPServer
 from mcp.types import ToolAnnotations
 from pydantic import Field
 
+from .mcp_results import tool_result
 from .service import RecallService
 
-__all__ = ["register_live_tools"]
+__all__ = ["add_live_tools"]
 
 
-def register_live_tools(server: MCPServer, service: RecallService,
-                        tool_result: Callable[..., Any]) -> None:
-    """Add the live-session tools to `server`; `tool_result` shapes results and errors as for
-    every other tool (api/mcp_server.py)."""
+def add_live_tools(server: MCPServer, service: RecallService) -> None:
+    """Add the live-session tools to `server`."""
     writes = ToolAnnotations(destructive_hint=False, idempotent_hint=False, open_world_hint=False)
 
     @server.tool(annotations=writes, description=(

@@ -6,28 +6,25 @@ streamable HTTP (`streamable_http_app`, mounted at /mcp by the HTTP app; see its
 
 from __future__ import annotations
 
-import functools
-import json
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Annotated, Any, Literal, ParamSpec
+from typing import Annotated, Any, Literal
 
 import msgspec
 from mcp.server import MCPServer
-from mcp.types import CallToolResult, TextContent, ToolAnnotations
+from mcp.types import ToolAnnotations
 from pydantic import Field
 from starlette.applications import Starlette
 
-from models import RecallError
-
-from .mcp_live import register_live_tools
+from .mcp_live import add_live_tools
+from .mcp_results import tool_result
+from .mcp_todos import add_todo_tools
 from .requests import search_request
 from .service import RecallService
 from .settings import Settings
 
 __all__ = ["build_mcp", "mcp_lifespan", "run_stdio", "streamable_http_app"]
 
-P = ParamSpec("P")
 
 INSTRUCTIONS = (
     "recall searches the user's archived conversations with AI assistants (Chinese and English). "
@@ -52,7 +49,7 @@ def build_mcp(service: RecallService) -> MCPServer:
         "session_id, date, channel, title, score and up to three best messages with a snippet "
         "(highlights are [start, end) offsets into it). Pass a session_id to get_session to read "
         "the whole conversation. An empty results list means nothing relevant was found."))
-    @_tool_result
+    @tool_result
     def search_archive(
         query: Annotated[str, Field(description="words, a question or an identifier; 中文或英文")],
         date: Annotated[str | None, Field(
@@ -80,7 +77,7 @@ def build_mcp(service: RecallService) -> MCPServer:
         "Read one archived session by its session_id (from search_archive): summary, topics, "
         "decisions and messages. With token_budget, returns the summary plus only the newest "
         "messages that fit in about that many tokens, and says how many were omitted."))
-    @_tool_result
+    @tool_result
     def get_session(
         session_id: Annotated[str, Field(description="the session_id of a search result")],
         token_budget: Annotated[int | None, Field(
@@ -96,7 +93,7 @@ def build_mcp(service: RecallService) -> MCPServer:
         "participants, topics, decisions, summary. Secrets are redacted before anything is "
         "stored. Saving the same sessionId again replaces it; changed is false if nothing "
         "differed."))
-    @_tool_result
+    @tool_result
     def archive_session(
         session: Annotated[dict[str, Any], Field(description="the session record to archive")],
     ) -> dict[str, Any]:
@@ -107,7 +104,7 @@ def build_mcp(service: RecallService) -> MCPServer:
                                              open_world_hint=False), description=(
         "Delete one session permanently from the archive and both search indexes. Only when "
         "the user asks for it."))
-    @_tool_result
+    @tool_result
     def delete_session(
         session_id: Annotated[str, Field(description="the session_id to delete")],
     ) -> dict[str, Any]:
@@ -119,7 +116,7 @@ def build_mcp(service: RecallService) -> MCPServer:
         "preferences about the person), 'feedback' (corrections and instructions to the "
         "assistant), 'project' (decisions, constraints, tasks with priority and due date), "
         "'reference' (links, versions, numbers, names). Each memory has its source message ids."))
-    @_tool_result
+    @tool_result
     def extract_memories(
         session_id: Annotated[str, Field(description="the session_id, from search_archive results")],
         types: Annotated[list[str] | None, Field(description="only these types; default all")] = None,
@@ -133,7 +130,7 @@ def build_mcp(service: RecallService) -> MCPServer:
         "current context (what the user wants to continue) to rank by relevance; returns the "
         "chosen snapshot, a confidence, reasons, alternatives and a strategy (full_restore, "
         "partial_restore, merge_current, summarize_only, confirm_first)."))
-    @_tool_result
+    @tool_result
     def recover_session(
         session_id: Annotated[str, Field(description="the session whose snapshots to rank")],
         context: Annotated[str | None, Field(description="what the user wants to resume now")] = None,
@@ -146,7 +143,7 @@ def build_mcp(service: RecallService) -> MCPServer:
         "What changed in a session since a saved snapshot (default: the newest): intents added, "
         "removed or fulfilled, facts no longer true, tasks completed or changed, with a severity "
         "(none, minor, moderate, major) and advice. Use before resuming from an old snapshot."))
-    @_tool_result
+    @tool_result
     def snapshot_changes(
         session_id: Annotated[str, Field(description="the session whose snapshots to compare")],
         snapshot_id: Annotated[str | None, Field(
@@ -158,39 +155,16 @@ def build_mcp(service: RecallService) -> MCPServer:
         "A digest of a day, week or month around a date: active topics with counts, open tasks, "
         "the todos of the period (open and done), and one line of activity per day. Use for "
         "'what did we do last week?'."))
-    @_tool_result
+    @tool_result
     def memory_digest(
         period: Annotated[str, Field(description="day, week or month")] = "week",
         date: Annotated[str | None, Field(description="YYYY-MM-DD inside the period; default today")] = None,
     ) -> dict[str, Any]:
         return service.digest(period, date)
 
-    register_live_tools(server, service, _tool_result)
-    from .mcp_todos import add_todo_tools  # here: it imports _tool_result from this module
-
+    add_live_tools(server, service)
     add_todo_tools(server, service)
     return server
-
-
-def _tool_result(fn: Callable[P, dict[str, Any]]) -> Callable[P, CallToolResult]:
-    """Turn a tool's dict into compact JSON text plus structured content, and a RecallError
-    into a tool error whose text is its detail alone.
-
-    The SDK would indent the JSON (tokens an agent pays for) and prefix errors with
-    "Error executing tool …". Any other exception is left to the SDK, which logs the
-    traceback on the server and tells the client only "Error executing tool <name>".
-    """
-
-    @functools.wraps(fn)  # keeps the signature and annotations the SDK builds schemas from
-    def call(*args: P.args, **kwargs: P.kwargs) -> CallToolResult:
-        try:
-            out = fn(*args, **kwargs)
-        except RecallError as exc:
-            return CallToolResult(content=[TextContent(type="text", text=exc.detail)], is_error=True)
-        text = json.dumps(out, ensure_ascii=False, separators=(",", ":"))
-        return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=out)
-
-    return call
 
 
 def run_stdio(service: RecallService) -> None:

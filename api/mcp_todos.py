@@ -9,7 +9,7 @@ from mcp.server import MCPServer
 from mcp.types import ToolAnnotations
 from pydantic import Field
 
-from .mcp_server import _tool_result
+from .mcp_results import tool_result
 from .service import RecallService
 
 __all__ = ["add_todo_tools"]
@@ -23,7 +23,7 @@ def add_todo_tools(server: MCPServer, service: RecallService) -> None:
         "Give memory_id to link it to a task from extract_memories (its session is linked too), "
         "or session_id to link it to a session. Secrets in the text are redacted. Returns the "
         "todo with its id, for complete_todo."))
-    @_tool_result
+    @tool_result
     def add_todo(
         content: Annotated[str, Field(description="what to do")],
         period: Annotated[Literal["day", "week", "month"], Field(
@@ -43,7 +43,7 @@ def add_todo_tools(server: MCPServer, service: RecallService) -> None:
                                              open_world_hint=False), description=(
         "Mark a todo done by its id (from add_todo or list_todos). Completing it again changes "
         "nothing."))
-    @_tool_result
+    @tool_result
     def complete_todo(
         todo_id: Annotated[str, Field(description="the todo's id")],
     ) -> dict[str, Any]:
@@ -54,7 +54,7 @@ def add_todo_tools(server: MCPServer, service: RecallService) -> None:
         "List todos. With a date: the todos whose period holds that day (its day, week and "
         "month), or with a period too, only that period's. status is open (default), done or "
         "all. Use at the start of a conversation to see what is planned."))
-    @_tool_result
+    @tool_result
     def list_todos(
         period: Annotated[Literal["day", "week", "month"] | None, Field(
             description="only todos of this period")] = None,

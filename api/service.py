@@ -50,8 +50,8 @@ from search.recovery import recover
 from search.snapshot_changes import detect_changes
 
 from .cleanup_service import cleanup as run_cleanup
-from .relevance import MemoryRelevance
 from .live_service import LiveSessionsMixin
+from .relevance_service import MemoryRelevance
 from .settings import Settings
 from .todo_service import TodoService
 

@@ -11,7 +11,7 @@ from litestar.params import QueryParameter
 
 from .limits import MAX_ID_LENGTH
 from .problems import problem_responses
-from .relevance import MAX_LISTED
+from .relevance_service import MAX_LISTED
 from .service import RecallService
 
 __all__ = ["RELEVANCE_ROUTES"]

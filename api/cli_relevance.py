@@ -8,7 +8,7 @@ from typing import Any
 
 from models import InvalidInput
 
-from .relevance import MAX_LISTED
+from .relevance_service import MAX_LISTED
 from .service import RecallService
 
 __all__ = ["add_relevance_parser", "cmd_relevance"]

@@ -1,0 +1,38 @@
+"""The shape of every MCP tool's answer: compact JSON text plus structured content, and a
+RecallError as a tool error whose text is its detail alone."""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Callable
+from typing import Any, ParamSpec
+
+from mcp.types import CallToolResult, TextContent
+
+from models import RecallError
+
+__all__ = ["tool_result"]
+
+P = ParamSpec("P")
+
+
+def tool_result(fn: Callable[P, dict[str, Any]]) -> Callable[P, CallToolResult]:
+    """Turn a tool's dict into compact JSON text plus structured content, and a RecallError
+    into a tool error whose text is its detail alone.
+
+    The SDK would indent the JSON (tokens an agent pays for) and prefix errors with
+    "Error executing tool …". Any other exception is left to the SDK, which logs the
+    traceback on the server and tells the client only "Error executing tool <name>".
+    """
+
+    @functools.wraps(fn)  # keeps the signature and annotations the SDK builds schemas from
+    def call(*args: P.args, **kwargs: P.kwargs) -> CallToolResult:
+        try:
+            out = fn(*args, **kwargs)
+        except RecallError as exc:
+            return CallToolResult(content=[TextContent(type="text", text=exc.detail)], is_error=True)
+        text = json.dumps(out, ensure_ascii=False, separators=(",", ":"))
+        return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=out)
+
+    return call
