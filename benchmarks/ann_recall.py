@@ -27,7 +27,7 @@ sys.path.insert(0, str(ROOT))
 
 from indexer.embedders import load_embedder  # noqa: E402
 from indexer.layout import DataDir  # noqa: E402
-from indexer.vector_store import ANN_INDEX_TYPE, NPROBES, ann_config  # noqa: E402
+from indexer.vector_store import NPROBES, ann_config  # noqa: E402
 
 
 def _text(record: dict) -> str:
@@ -77,7 +77,7 @@ def main() -> None:
             (flat_ms if flat else ann_ms).append((time.perf_counter() - started) * 1000)
         recall10.append(len(set(found[False][:10]) & set(found[True][:10])) / 10)
         recall100.append(len(set(found[False]) & set(found[True])) / max(1, len(found[True])))
-    print(f"{table.count_rows()} {args.embedder} vectors, {ANN_INDEX_TYPE} {ann_config(table.count_rows(), dim)}, "
+    print(f"{table.count_rows()} {args.embedder} vectors, {type(ann_config(table.count_rows(), dim)).__name__}, "
           f"nprobes {NPROBES}, built in {build:.1f} s; {len(queries)} queries")
     print(f"recall@10 {statistics.mean(recall10):.3f}  recall@100 {statistics.mean(recall100):.3f}  "
           f"ANN p50 {statistics.median(ann_ms):.2f} ms  flat p50 {statistics.median(flat_ms):.2f} ms")

@@ -19,7 +19,7 @@ from pathlib import Path
 import lancedb
 import numpy as np
 import pyarrow as pa
-from lancedb.index import Bitmap, BTree, IvfPq
+from lancedb.index import Bitmap, BTree, IvfHnswSq, IvfPq
 from lancedb.table import Table
 
 from models import SearchFilters
@@ -36,12 +36,17 @@ LANGS = ("cjk", "other")
 # A flat scan costs ~2 ms per 1k rows on one core, and hybrid search runs two (one per
 # language): past this size an ANN index pays (docs/performance.md).
 ANN_MIN_ROWS = 10_000
-# IVF_PQ: ~sqrt(rows) IVF partitions of product-quantized vectors (one byte per 8 dimensions),
-# NPROBES partitions searched per query, the hits re-scored with the stored vectors. Against
-# IVF_HNSW_SQ on the same 1.1M rows: as fast (11.5 vs 13.1 ms), better recall (0.86 vs 0.81 on
-# hash vectors; 0.976 vs 0.974 on e5 vectors) and ~650 MB less resident memory, since it keeps
-# no graph and 8x smaller codes (docs/performance.md).
-ANN_INDEX_TYPE = "IVF_PQ"
+# Two ANN index types, by table size (docs/performance.md, "Latest round"):
+# - IVF_HNSW_SQ (one partition, m=16, ef_construction=100) below PQ_MIN_ROWS: builds in seconds
+#   and searches a 112k-row table in ~5 ms, but keeps its graph and 8-bit codes in memory,
+#   ~600 bytes a row (+658 MB for 1.1M rows).
+# - IVF_PQ from PQ_MIN_ROWS: ~sqrt(rows) partitions of product-quantized vectors (one byte per 8
+#   dimensions), NPROBES partitions searched. On 1.1M rows as fast (12.1 vs 13.1 ms), better
+#   recall (0.89 vs 0.81 on hash vectors; 0.977 vs 0.974 on e5 vectors) and no resident graph;
+#   on small tables slower to train (~20 s even at 10k rows) and to search.
+PQ_MIN_ROWS = 250_000
+ANN_M = 16
+ANN_EF_CONSTRUCTION = 100
 DIMS_PER_SUB_VECTOR = 8
 NPROBES = 64
 VECTOR_INDEX = "vector_idx"
@@ -102,8 +107,11 @@ def _part(passage: Passage) -> str:
     return table_name(kind, "cjk" if is_cjk_text(passage.text) else "other")
 
 
-def ann_config(rows: int, dim: int) -> IvfPq:
+def ann_config(rows: int, dim: int) -> IvfHnswSq | IvfPq:
     """The ANN index of a table of `rows` vectors of `dim` dimensions."""
+    if rows < PQ_MIN_ROWS:
+        return IvfHnswSq(distance_type="cosine", num_partitions=1, m=ANN_M,
+                         ef_construction=ANN_EF_CONSTRUCTION)
     sub_vectors = next(n for n in range(max(1, dim // DIMS_PER_SUB_VECTOR), 0, -1) if dim % n == 0)
     return IvfPq(distance_type="cosine", num_partitions=max(1, math.isqrt(rows)),
                  num_sub_vectors=sub_vectors)
@@ -227,8 +235,8 @@ class VectorIndex:
         # with a config, the first argument names the column (LanceDB's unified index API)
         table.create_index("vector", config=config, name=VECTOR_INDEX, replace=True)
         state = self._ann_state() | {name: rows}
-        (self.path / ANN_STATE).write_text(json.dumps({"built_rows": state, "type": ANN_INDEX_TYPE}))
-        log.info("built %s over %d vectors of %s", ANN_INDEX_TYPE, rows, name)
+        (self.path / ANN_STATE).write_text(json.dumps({"built_rows": state}))
+        log.info("built %s over %d vectors of %s", type(config).__name__, rows, name)
 
     def index_status(self) -> dict[str, dict[str, int | None]]:
         """Per table: its rows, rows covered by its ANN index, rows searched flat, and the rows

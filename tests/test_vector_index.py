@@ -69,7 +69,11 @@ def test_tables_split_by_kind_and_language(tmp_path: Path) -> None:
     assert all(status["rows"] for status in vectors.index_status().values())
 
 
-def test_ann_search_matches_flat_search(tmp_path: Path, small_threshold: None) -> None:
+@pytest.mark.parametrize("index_type", ["IvfHnswSq", "IvfPq"])
+def test_ann_search_matches_flat_search(tmp_path: Path, small_threshold: None, index_type: str,
+                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    if index_type == "IvfPq":  # the index of large tables, here on a small one
+        monkeypatch.setattr(vector_store, "PQ_MIN_ROWS", vector_store.ANN_MIN_ROWS)
     archive = tmp_path / "archive"
     list(generate_archive.generate(archive, 40))
     flat_service = make_service(tmp_path / "flat")
@@ -78,7 +82,10 @@ def test_ann_search_matches_flat_search(tmp_path: Path, small_threshold: None) -
     flat_service.index([archive])
     vector_store.ANN_MIN_ROWS = threshold
     ann_service.index([archive])
-    assert ann_service.searcher.generation().vectors.index_status()["messages_other"]["built_rows"]
+    ann_vectors = ann_service.searcher.generation().vectors
+    assert ann_vectors.index_status()["messages_other"]["built_rows"]
+    kinds = {i.index_type for i in ann_vectors.tables["messages_other"].list_indices() if i.name == "vector_idx"}
+    assert kinds == {index_type}
     assert not any(status["built_rows"] for status in
                    flat_service.searcher.generation().vectors.index_status().values())
     for query in generate_archive.sample_queries(10):
