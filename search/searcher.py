@@ -93,7 +93,7 @@ class Searcher:
         self._gen: Generation | None = None
         self._gen_name: str | None = None
         self._stamp, self._refreshed = 0, 0.0
-        self._pool = ThreadPoolExecutor(max_workers=3, thread_name_prefix="search")
+        self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="vector-search")
         self._background_floor: Background | None = None
 
     @property
@@ -127,34 +127,26 @@ class Searcher:
         rankings: list[list[str]] = []
         weights: list[float] = []
 
-        # the keyword search runs on a pool thread while this one embeds the query and starts
-        # the vector searches: all three mostly wait in native code, so they overlap
-        keyword_search = None
+        hits = []
         if request.mode in ("hybrid", "keyword"):
-            keyword_search = self._pool.submit(gen.keyword.search, terms, request.filters,
-                                               KEYWORD_CANDIDATES)
-        vector, vector_searches = None, None
-        if request.mode in ("hybrid", "vector") and self._use_vectors(request):
-            gen.check_embedder(self.embedder.name)
-            vector = self.embedder.embed_query(request.query)
-            vector_searches = self._start_vector_searches(gen, request, vector)
-
-        hits = keyword_search.result() if keyword_search else []
-        known = {hit.key: hit.doc for hit in hits}  # stored documents already read
-        if keyword_search:
+            hits = gen.keyword.search(terms, request.filters, KEYWORD_CANDIDATES)
             for rank, hit in enumerate(hits, start=1):
                 c = candidates.setdefault(hit.key, _Candidate(hit.key, hit.session_id, hit.message_id))
                 c.keyword, c.keyword_rank = hit.score, rank
             rankings.append([h.key for h in hits])
             weights.append(WEIGHT_KEYWORD)
+        known = {hit.key: hit.doc for hit in hits}  # stored documents already read
 
-        if vector is not None and vector_searches is not None:
+        vector = None
+        if request.mode in ("hybrid", "vector") and self._use_vectors(request):
+            gen.check_embedder(self.embedder.name)
+            vector = self.embedder.embed_query(request.query)
+            searches = self._start_vector_searches(gen, request, vector)
             # Not one query word occurs in the archive: likely about something it does not hold,
             # so only a clearly strong semantic match may answer (honest "no match").
             words_known = bool(hits) or bool(gen.keyword.search(terms, request.filters, 1))
             extra = 0.0 if words_known else UNKNOWN_WORDS_EXTRA_MARGIN
-            for ranked, weight in self._vector_rankings(request, vector, vector_searches,
-                                                        candidates, extra):
+            for ranked, weight in self._vector_rankings(request, vector, searches, candidates, extra):
                 rankings.append(ranked)
                 weights.append(weight)
 
