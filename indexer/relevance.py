@@ -13,7 +13,6 @@ session forgets both its rows and its tombstones.
 
 from __future__ import annotations
 
-import sqlite3
 import time
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -25,6 +24,7 @@ from .documents import doc_key
 from .generation import Generation
 from .layout import DataDir
 from .memory_store import MemoryStore
+from .sqlite import connect, transaction
 
 __all__ = ["PrunedMemory", "RelevanceRow", "RelevanceStore", "remove_memories",
            "session_of_memory", "without_pruned"]
@@ -83,9 +83,7 @@ class RelevanceStore:
     def __init__(self, data: DataDir, *, timeout: float = 30.0) -> None:
         self.path = data.root / "relevance.sqlite3"
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(self.path, isolation_level=None, timeout=timeout)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA secure_delete=ON")  # a forgotten memory's text leaves no trace
+        self._db = connect(self.path, timeout)
         self._db.executescript(_SCHEMA)
 
     def __enter__(self) -> Self:
@@ -144,7 +142,7 @@ class RelevanceStore:
         ids = list(dict.fromkeys(memory_ids))
         if not ids:
             return []
-        with _Transaction(self._db):
+        with transaction(self._db):
             found = self.rows(ids)
             new = [change(i, found.get(i)) for i in ids]
             self._db.executemany(_UPSERT, [_values(r) for r in new])
@@ -156,7 +154,7 @@ class RelevanceStore:
 
     def tombstone(self, entries: Iterable[PrunedMemory]) -> None:
         entries = list(entries)
-        with _Transaction(self._db):
+        with transaction(self._db):
             self._db.executemany(
                 "INSERT INTO pruned VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(memory_id) DO UPDATE SET "
                 "relevance = excluded.relevance, pruned_at = excluded.pruned_at",
@@ -172,7 +170,7 @@ class RelevanceStore:
     def forget_sessions(self, session_ids: Iterable[str]) -> None:
         """Forget everything about these sessions' memories: rows and tombstones."""
         ids = [(sid,) for sid in session_ids]
-        with _Transaction(self._db):
+        with transaction(self._db):
             self._db.executemany("DELETE FROM relevance WHERE session_id = ?", ids)
             self._db.executemany("DELETE FROM pruned WHERE session_id = ?", ids)
 
@@ -182,7 +180,7 @@ class RelevanceStore:
 
     def _write(self, sql: str, params: list[tuple[object, ...]]) -> None:
         if params:
-            with _Transaction(self._db):
+            with transaction(self._db):
                 self._db.executemany(sql, params)
 
 
@@ -236,14 +234,3 @@ def _values(r: RelevanceRow) -> tuple[object, ...]:
 def _chunks(items: list[str]) -> Iterator[list[str]]:
     for start in range(0, len(items), _CHUNK):
         yield items[start : start + _CHUNK]
-
-
-class _Transaction:
-    def __init__(self, db: sqlite3.Connection) -> None:
-        self._db = db
-
-    def __enter__(self) -> None:
-        self._db.execute("BEGIN IMMEDIATE")
-
-    def __exit__(self, exc_type: object, *rest: object) -> None:
-        self._db.execute("ROLLBACK" if exc_type else "COMMIT")

@@ -7,11 +7,13 @@ state by a crash are finished by the next writer (see Ingestor.reconcile).
 
 from __future__ import annotations
 
-import sqlite3
 import time
 from collections.abc import Iterable, Iterator
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
+
+from .sqlite import connect, transaction
 
 __all__ = ["SessionRow", "State"]
 
@@ -52,12 +54,7 @@ class SessionRow:
 
 class State:
     def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(path, isolation_level=None, timeout=30)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=FULL")
-        # a forgotten session's title and summary are overwritten, not left in free pages
-        self._db.execute("PRAGMA secure_delete=ON")
+        self._db = connect(path)
         self._db.executescript(_SCHEMA)
         columns = {row[1] for row in self._db.execute("PRAGMA table_info(sessions)")}
         if "meta" not in columns:  # state files from before listings had metadata
@@ -136,16 +133,5 @@ class State:
                 list(entries),
             )
 
-    def _transaction(self) -> _Transaction:
-        return _Transaction(self._db)
-
-
-class _Transaction:
-    def __init__(self, db: sqlite3.Connection) -> None:
-        self._db = db
-
-    def __enter__(self) -> None:
-        self._db.execute("BEGIN IMMEDIATE")
-
-    def __exit__(self, exc_type: object, *rest: object) -> None:
-        self._db.execute("ROLLBACK" if exc_type else "COMMIT")
+    def _transaction(self) -> AbstractContextManager[None]:
+        return transaction(self._db)

@@ -20,6 +20,7 @@ from models import NotFound
 from models.todo import Todo
 
 from .layout import DataDir
+from .sqlite import connect, transaction
 
 __all__ = ["TodoStore", "promoted_todo_id"]
 
@@ -62,23 +63,14 @@ class TodoStore:
 
     @contextmanager
     def _db(self, write: bool = False) -> Iterator[sqlite3.Connection]:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        db = sqlite3.connect(self.path, isolation_level=None, timeout=30)
+        db = connect(self.path)
         try:
-            db.execute("PRAGMA journal_mode=WAL")
-            db.execute("PRAGMA synchronous=FULL")
-            db.execute("PRAGMA secure_delete=ON")  # per connection: a deleted todo is overwritten
             db.executescript(_SCHEMA)
             if not write:
                 yield db
                 return
-            db.execute("BEGIN IMMEDIATE")
-            try:
+            with transaction(db):
                 yield db
-            except BaseException:
-                db.execute("ROLLBACK")
-                raise
-            db.execute("COMMIT")
         finally:
             db.close()
 
