@@ -4,34 +4,25 @@ summaries, memories and todos."""
 
 from __future__ import annotations
 
-import calendar
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from datetime import date, timedelta
 from typing import Any
 
-from models import InvalidQuery, Memory
+from models import InvalidInput, InvalidQuery, Memory
+from models.todo import TODO_PERIODS, period_bounds
 
 __all__ = ["PERIODS", "build_digest", "period_range"]
 
-PERIODS = ("day", "week", "month")
+PERIODS = TODO_PERIODS
 
 
 def period_range(period: str, day: str) -> tuple[str, str]:
-    """First and last day (inclusive) of the period containing day; weeks run Monday-Sunday."""
-    if period not in PERIODS:
-        raise InvalidQuery(f"period must be one of {', '.join(PERIODS)}, not {period!r}")
+    """First and last day (inclusive) of the period containing day; weeks run Monday-Sunday
+    (the same periods as todos, models/todo.py)."""
     try:
-        d = date.fromisoformat(day)
-    except ValueError:
-        raise InvalidQuery(f"cannot read date {day!r}: use YYYY-MM-DD") from None
-    if period == "day":
-        return d.isoformat(), d.isoformat()
-    if period == "week":
-        start = d - timedelta(days=d.weekday())
-        return start.isoformat(), (start + timedelta(days=6)).isoformat()
-    last = calendar.monthrange(d.year, d.month)[1]
-    return d.replace(day=1).isoformat(), d.replace(day=last).isoformat()
+        return period_bounds(period, day)
+    except InvalidInput as exc:  # a digest's period is part of its query
+        raise InvalidQuery(exc.detail) from None
 
 
 def build_digest(period: str, start: str, end: str, sessions: Sequence[dict[str, Any]],
