@@ -100,8 +100,11 @@ def main() -> None:
                "IVF_PQ": IvfPq(distance_type="cosine", num_partitions=int(rows ** 0.5),
                                num_sub_vectors=dim // 8)}
     for name, config in configs.items():
+        for index in table.list_indices():  # one vector index at a time, or search may pick another
+            if index.columns == ["vector"]:
+                table.drop_index(index.name)
         started = time.perf_counter()
-        table.create_index("vector", config=config, replace=True)
+        table.create_index("vector", config=config, name="vector_idx")
         build = time.perf_counter() - started
         done = subprocess.run([sys.executable, __file__, "--child", "--work", str(args.work),
                                "--embedder", args.embedder, "--queries", str(args.queries)],
