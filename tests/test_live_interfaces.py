@@ -23,7 +23,7 @@ from api.app import create_app
 from api.cli import main
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
-import generate_archive  # noqa: E402
+import generate_archive
 
 from .conftest import SESSIONS, make_service
 from .test_api import PROBLEM, ROOT, _serve

@@ -14,9 +14,9 @@ from models import WriterBusy
 
 def test_second_writer_waits_then_fails_naming_the_holder(tmp_path: Path) -> None:
     lock = tmp_path / "writer.lock"
-    with WriterLock(lock), pytest.raises(WriterBusy, match=r"pid \d+\); waited 0s"):
-        with WriterLock(lock, wait=0.2):
-            pass
+    with WriterLock(lock), pytest.raises(WriterBusy, match=r"pid \d+\); waited 0s"), \
+            WriterLock(lock, wait=0.2):
+        pass
 
 
 def test_a_waiter_gets_the_lock_from_a_writer_that_takes_it_again_and_again(tmp_path: Path) -> None:
