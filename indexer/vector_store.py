@@ -41,9 +41,9 @@ ANN_MIN_ROWS = 10_000
 #   and searches a 112k-row table in ~5 ms, but keeps its graph and 8-bit codes in memory,
 #   ~600 bytes a row (+658 MB for 1.1M rows).
 # - IVF_PQ from PQ_MIN_ROWS: ~sqrt(rows) partitions of product-quantized vectors (one byte per 8
-#   dimensions), NPROBES partitions searched. On 1.1M rows as fast (12.1 vs 13.1 ms), better
-#   recall (0.89 vs 0.81 on hash vectors; 0.977 vs 0.974 on e5 vectors) and no resident graph;
-#   on small tables slower to train (~20 s even at 10k rows) and to search.
+#   dimensions), NPROBES partitions searched. On 1.1M rows: 10.6 vs 8.0 ms a search, better
+#   recall (0.89 vs 0.82 on hash vectors; 0.977 vs 0.974 on e5 vectors) and +85 vs +911 MB of
+#   resident memory; on small tables slower to train (~20 s even at 10k rows) and to search.
 PQ_MIN_ROWS = 250_000
 ANN_M = 16
 ANN_EF_CONSTRUCTION = 100
