@@ -214,10 +214,7 @@ class Ingestor:
             try:
                 for row in state.sessions("deleting"):  # a delete a crash interrupted
                     (self.data.archive / row.archive_path).unlink(missing_ok=True)
-                    MemoryStore(self.data).delete(row.session_id)
-                    TodoStore(self.data).forget_sessions([row.session_id])
-                    with RelevanceStore(self.data) as relevance:
-                        relevance.forget_sessions([row.session_id])
+                    self._forget_drawn_from([row.session_id])
                     state.forget([row.session_id])
                 old = self.data.current_generation()
                 name = _generation_name()
@@ -549,13 +546,18 @@ class Ingestor:
         gen.vectors.delete_sessions(session_ids)
         gen.vectors.compact()  # searches slow down while the tables hold deleted rows
         gen.mark_changed()
-        for session_id in session_ids:  # forgetting a session forgets what was drawn from it
+        self._forget_drawn_from(session_ids)
+        state.forget(session_ids)
+
+    def _forget_drawn_from(self, session_ids: list[str]) -> None:
+        """Forgetting a session forgets what was drawn from it: its snapshots, memories, the
+        todos promoted from it (todos added by hand only lose the link) and relevance rows."""
+        for session_id in session_ids:
             SnapshotStore(self.data).delete_session(session_id)
             MemoryStore(self.data).delete(session_id)
-        TodoStore(self.data).forget_sessions(session_ids)  # promoted todos go, added ones unlink
+        TodoStore(self.data).forget_sessions(session_ids)
         with RelevanceStore(self.data) as relevance:
             relevance.forget_sessions(session_ids)
-        state.forget(session_ids)
 
     def _adopt_archive(self, state: State, archive_files: Iterable[Path]) -> None:
         rows = []
