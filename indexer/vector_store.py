@@ -39,7 +39,7 @@ ANN_MIN_ROWS = 10_000
 # Two ANN index types, by table size (docs/performance.md, "Latest round"):
 # - IVF_HNSW_SQ (one partition, m=16, ef_construction=100) below PQ_MIN_ROWS: builds in seconds
 #   and searches a 112k-row table in ~5 ms, but keeps its graph and 8-bit codes in memory,
-#   ~600 bytes a row (+658 MB for 1.1M rows).
+#   ~800 bytes a row (+911 MB for 1.1M rows).
 # - IVF_PQ from PQ_MIN_ROWS: ~sqrt(rows) partitions of product-quantized vectors (one byte per 8
 #   dimensions), NPROBES partitions searched. On 1.1M rows: 10.6 vs 8.0 ms a search, better
 #   recall (0.89 vs 0.82 on hash vectors; 0.977 vs 0.974 on e5 vectors) and +85 vs +911 MB of
@@ -56,8 +56,8 @@ ANN_REBUILD_GROWTH = 2.0
 # Scalar indexes for the filters a user may set (role, day, channel) and for deletes by session.
 SCALAR_INDEXES = {"role": Bitmap, "channel": Bitmap, "day": BTree, "session_id": BTree}
 # Lance answers every ANN query on a table with deleted rows through a mask of its live rows,
-# built per query at a cost that grows with the table (one deleted row: 3.2 -> 7.5 ms at 200k
-# rows; 10 -> 49 ms at 1.1M). So every write ends by rewriting the fragments that hold deleted
+# built per query at a cost that grows with the table (one deleted session: 5.9 -> 7.6 ms at
+# 200k rows, benchmarks/deleted_rows.py; 10 -> 49 ms at 1.1M). So every write ends by rewriting the fragments that hold deleted
 # rows, and fragments stay this small so that rewrite touches only what an update hit.
 FRAGMENT_ROWS = 131_072
 # Small fragments (one per write) are merged once there are this many, not on every write: a
