@@ -521,6 +521,7 @@ class Ingestor:
             gen.keyword.delete_sessions(gone)
             gen.keyword.commit()
             gen.vectors.delete_sessions(gone)
+            gen.vectors.compact()  # as every delete: no deleted rows left to slow searches
             for session_id in gone:
                 MemoryStore(self.data).delete(session_id)
             with RelevanceStore(self.data) as relevance:
