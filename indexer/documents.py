@@ -11,7 +11,7 @@ from models import Memory, Message, Session
 from models.tokens import CJK_CHAR
 
 __all__ = ["MEMORY_ROLE_PREFIX", "Doc", "Passage", "day_number", "doc_key", "memory_documents",
-           "message_documents", "session_documents", "split_passages"]
+           "message_documents", "session_documents", "split_key", "split_passages"]
 
 # A keyword document indexes at most this much text; the archive keeps everything.
 MAX_INDEXED_CHARS = 100_000
@@ -58,6 +58,12 @@ class Passage:
 
 def doc_key(session_id: str, message_id: str | None) -> str:
     return f"{session_id}\x1f{message_id or ''}"
+
+
+def split_key(key: str) -> tuple[str, str | None]:
+    """The session and message ids of a document key (session ids hold no control characters)."""
+    session_id, _, message_id = key.partition("\x1f")
+    return session_id, message_id or None
 
 
 def day_number(date: str) -> int:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from indexer import vector_store
@@ -118,3 +119,24 @@ def test_updates_and_deletes_leave_no_deleted_rows(tmp_path: Path, small_thresho
     assert set(deleted().values()) == {0} and victim not in vectors.session_counts()
     hits = service.search(SearchRequest(query="deploy", mode="vector")).results
     assert hits and all(hit.session_id != victim for hit in hits)
+
+
+def test_search_sees_every_write_of_the_same_index(tmp_path: Path) -> None:
+    """Search reads a cached Lance dataset per table: each add and delete must drop it."""
+    from indexer.documents import Doc, Passage, doc_key
+    vectors = vector_store.VectorIndex(tmp_path / "vectors", dim=4)
+    query = np.array([1.0, 0.0, 0.0, 0.0], dtype=np.float32)
+    assert vectors.search(query, SearchFilters(), 5, "other") == []
+
+    def passage(session_id: str, message_id: str | None) -> Passage:
+        doc = Doc(doc_key(session_id, message_id), session_id, message_id, "user", None,
+                  20260329, "cli", (), None, "plain words")
+        return Passage(doc, 0, doc.text)
+
+    vectors.add([passage("s1", "m1"), passage("s2", None)],
+                np.array([[1, 0, 0, 0], [0, 1, 0, 0]], dtype=np.float32))
+    hits = vectors.search(query, SearchFilters(), 5, "other")
+    assert [(h.session_id, h.message_id) for h in hits] == [("s1", "m1"), ("s2", None)]
+    assert hits[0].similarity == pytest.approx(1.0) and hits[1].similarity == pytest.approx(0.0)
+    vectors.delete_sessions(["s1"])
+    assert [h.key for h in vectors.search(query, SearchFilters(), 5, "other")] == ["s2\x1f"]
