@@ -42,8 +42,8 @@ from .layout import DataDir, atomic_write_many
 from .lock import WriterLock
 from .memories import extract_memories, extract_memories_batch
 from .memory_store import MemoryStore
-from .purge import copy_generation
 from .progress import ProgressFactory, silent_progress
+from .purge import copy_generation
 from .redact import redact_value
 from .relevance import PrunedMemory, RelevanceStore, remove_memories, without_pruned
 from .snapshots import SnapshotStore
@@ -428,7 +428,7 @@ class Ingestor:
     def _prepare_archived(self, path: Path, report: IndexReport) -> _Prepared | None:
         data = path.read_bytes()
         try:
-            session, archive_bytes, _ = normalize(msgspec.json.decode(data), path.stem)
+            session, _, _ = normalize(msgspec.json.decode(data), path.stem)
         except (RecallError, msgspec.DecodeError) as exc:
             report.rejected.append(Rejection(str(path), f"archived file unreadable: {exc}"))
             return None

@@ -6,7 +6,7 @@ import fcntl
 import os
 import time
 from pathlib import Path
-from typing import IO
+from typing import IO, Self
 
 from models import WriterBusy
 
@@ -26,7 +26,7 @@ class WriterLock:
         self.wait = wait
         self._handle = None
 
-    def __enter__(self) -> WriterLock:
+    def __enter__(self) -> Self:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         deadline = time.monotonic() + self.wait
         with open(self.path.with_name(self.path.name + ".queue"), "a+") as turnstile:

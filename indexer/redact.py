@@ -401,9 +401,7 @@ def _password_ok(v: str, m: re.Match[str]) -> bool:
     if v.lower() in _PW_STOPWORDS or _PW_CODE.fullmatch(v):  # type hints and code, not values
         return False
     # masks and placeholders: ****, xxx
-    if set(v) <= set("*•●·.") or (len(v) >= 3 and len(set(v.lower())) == 1):
-        return False
-    return True
+    return not (set(v) <= set("*•●·.") or len(v) >= 3 and len(set(v.lower())) == 1)
 
 
 _GENERIC = re.compile(
