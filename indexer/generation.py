@@ -13,9 +13,12 @@ from .keyword_store import KeywordIndex
 from .layout import atomic_write
 from .vector_store import VectorIndex
 
-__all__ = ["SCHEMA_VERSION", "Generation"]
+__all__ = ["COPYABLE_SCHEMAS", "SCHEMA_VERSION", "Generation"]
 
-SCHEMA_VERSION = 3  # 3: one vector table per kind and language
+SCHEMA_VERSION = 4  # 3: one vector table per kind and language; 4: memories in their own Tantivy
+# Older schemas whose documents and vectors are still right, only kept elsewhere: an upgrade
+# copies them into a new generation (indexer/purge.py) instead of embedding everything again.
+COPYABLE_SCHEMAS = {3}
 
 
 class Generation:
@@ -34,16 +37,19 @@ class Generation:
         return cls(path, meta)
 
     @classmethod
-    def open(cls, path: Path) -> Generation:
+    def open(cls, path: Path, *, accept: set[int] | None = None) -> Generation:
+        """Open a generation of this recall's schema, or of one in accept (to copy it)."""
         try:
             meta = json.loads((path / "meta.json").read_text())
         except (FileNotFoundError, json.JSONDecodeError) as exc:
             raise IndexUnavailable(
                 f"index at {path} is missing or damaged ({exc}); run `recall reindex`") from exc
-        if meta.get("schema") != SCHEMA_VERSION:
-            raise IndexMismatch(
-                f"index at {path} has schema {meta.get('schema')}, this recall needs "
-                f"{SCHEMA_VERSION}; run `recall reindex`")
+        if meta.get("schema") != SCHEMA_VERSION and meta.get("schema") not in (accept or set()):
+            how = ("`recall index PATH` (copies it into the new layout, nothing is embedded "
+                   "again) or `recall reindex`" if meta.get("schema") in COPYABLE_SCHEMAS
+                   else "`recall reindex`")
+            raise IndexMismatch(f"index at {path} has schema {meta.get('schema')}, this recall "
+                                f"needs {SCHEMA_VERSION}; run {how}")
         return cls(path, meta)
 
     @staticmethod

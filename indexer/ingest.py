@@ -37,7 +37,7 @@ from models import (
 from .documents import memory_documents, session_documents, split_passages
 from .embedders import Embedder, PassageCache
 from .formats import ImportOptions
-from .generation import SCHEMA_VERSION, Generation
+from .generation import COPYABLE_SCHEMAS, SCHEMA_VERSION, Generation
 from .layout import DataDir, atomic_write_many
 from .lock import WriterLock
 from .memories import extract_memories, extract_memories_batch
@@ -195,7 +195,7 @@ class Ingestor:
             with self._session() as (state, gen):
                 name = _generation_name()
                 fresh = Generation.create(self.data.generation(name), gen.embedder_name, gen.dim)
-                copied = copy_generation(gen, fresh)
+                copied = copy_generation(gen, fresh, self.progress)
                 fresh.close()
                 self.data.set_current_generation(name)
                 state.vacuum()
@@ -338,14 +338,43 @@ class Ingestor:
 
     # internals
     def _rebuild_if_outdated(self) -> None:
-        # an index an older recall built (another table layout) is rebuilt from the archive, the
-        # record of truth, rather than refused: upgrading should not need a manual step
+        # an index an older recall built (another layout) is upgraded rather than refused:
+        # upgrading should not need a manual step
         name = self.data.current_generation()
         schema = Generation.schema_of(self.data.generation(name)) if name else None
-        if schema is not None and schema != SCHEMA_VERSION:
-            log.warning("the index has schema %s, this recall writes %s: rebuilding it from the "
-                        "archive", schema, SCHEMA_VERSION)
-            self.reindex()
+        if schema is None or schema == SCHEMA_VERSION:
+            return
+        if schema in COPYABLE_SCHEMAS and self._upgrade_by_copy():
+            return
+        log.warning("the index has schema %s, this recall writes %s: rebuilding it from the "
+                    "archive", schema, SCHEMA_VERSION)
+        self.reindex()
+
+    def _upgrade_by_copy(self) -> bool:
+        """Copy an index of a copyable older schema into this one's layout, without embedding
+        anything again; False when it was built with another embedder (that needs a reindex)."""
+        with WriterLock(self.data.lock_file, self.lock_wait):
+            old_name = self.data.current_generation()
+            if old_name is None:
+                return True
+            old = Generation.open(self.data.generation(old_name), accept=COPYABLE_SCHEMAS)
+            if old.meta["schema"] == SCHEMA_VERSION:
+                return True  # another process upgraded it while this one waited
+            if old.embedder_name != self.embedder.name:
+                return False
+            log.warning("the index has schema %s, this recall writes %s: copying it into the "
+                        "new layout (nothing is embedded again)", old.meta["schema"],
+                        SCHEMA_VERSION)
+            name = _generation_name()
+            fresh = Generation.create(self.data.generation(name), old.embedder_name, old.dim)
+            copied = copy_generation(old, fresh, self.progress)
+            fresh.close()
+            old.close()
+            self.data.set_current_generation(name)
+            self._drop_old_generations(keep={name, old_name})
+            log.warning("upgraded the index: %d keyword documents, %d vectors copied",
+                        copied["keyword_documents"], copied["vector_rows"])
+        return True
 
     def _session(self, reconcile: bool = True) -> _WriteSession:
         return _WriteSession(self, reconcile)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import pyarrow as pa
 
 from .generation import Generation
+from .progress import ProgressFactory, silent_progress
 
 __all__ = ["copy_generation"]
 
@@ -19,21 +20,27 @@ KEYWORD_BATCH = 5_000
 VECTOR_BATCH = 20_000
 
 
-def copy_generation(source: Generation, target: Generation) -> dict[str, int]:
+def copy_generation(source: Generation, target: Generation,
+                    progress: ProgressFactory = silent_progress) -> dict[str, int]:
     """Copy every live keyword document and vector row of source into target; build target's
     indexes. Returns how many documents and rows were copied."""
     docs = 0
     batch = []
+    bar = progress(source.keyword.num_docs(), "copying keyword documents")
     for doc in source.keyword.documents():
         batch.append(doc)
         if len(batch) >= KEYWORD_BATCH:
             target.keyword.add(batch)
             docs += len(batch)
+            bar.update(len(batch))
             batch = []
     target.keyword.add(batch)
     target.keyword.commit()
     docs += len(batch)
+    bar.update(len(batch))
+    bar.close()
     rows = 0
+    bar = progress(source.vectors.count(), "copying vectors")
     for name, table in source.vectors.tables.items():
         count = table.count_rows()
         if not count:
@@ -42,6 +49,8 @@ def copy_generation(source: Generation, target: Generation) -> dict[str, int]:
         for record_batch in reader:
             target.vectors.tables[name].add(pa.Table.from_batches([record_batch]))
             rows += record_batch.num_rows
-    target.vectors.optimize()
+            bar.update(record_batch.num_rows)
+    bar.close()
+    target.vectors.optimize()  # builds the ANN indexes: minutes on a large archive
     target.mark_changed()
     return {"keyword_documents": docs, "vector_rows": rows}

@@ -38,7 +38,7 @@ def _docs(service: RecallService, session_id: str = SID):
 
 def drop_keyword_doc(service: RecallService) -> None:
     gen = _gen(service)
-    gen.keyword._w().delete_documents_by_term("key", _docs(service)[-1].key)
+    gen.keyword.delete_keys([_docs(service)[-1].key])
     gen.close()
 
 

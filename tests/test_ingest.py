@@ -3,6 +3,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import shutil
 import signal
 import subprocess
 import sys
@@ -19,7 +20,7 @@ from indexer.layout import atomic_write_many
 from indexer.lock import WriterLock
 from indexer.memory_store import MemoryStore
 from indexer.state import State
-from models import IndexMismatch, NotFound, SearchRequest, Session, WriterBusy
+from models import IndexMismatch, NotFound, SearchFilters, SearchRequest, Session, WriterBusy
 
 from .conftest import BAD, JSONL, SESSIONS, make_service
 
@@ -277,7 +278,7 @@ def test_index_rebuilds_an_index_an_older_version_wrote(tmp_path: Path) -> None:
     old = service.data.current_generation()
     meta_path = service.data.generation(old) / "meta.json"
     meta = json.loads(meta_path.read_text())
-    meta_path.write_text(json.dumps(meta | {"schema": SCHEMA_VERSION - 1}))
+    meta_path.write_text(json.dumps(meta | {"schema": 2}))  # another vector layout
     fresh = make_service(tmp_path / "home")
     with pytest.raises(IndexMismatch, match="reindex"):  # a reader says what to do
         fresh.search(SearchRequest(query="升级"))
@@ -285,3 +286,48 @@ def test_index_rebuilds_an_index_an_older_version_wrote(tmp_path: Path) -> None:
     assert report.unchanged == report.files and not report.rejected
     assert fresh.data.current_generation() != old
     assert fresh.search(SearchRequest(query="升级")).results
+
+
+def test_index_copies_an_index_of_the_previous_layout_without_embedding(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Schema 3 kept memory documents in the messages' Tantivy index: an upgrade moves them to
+    their own by copying, and reuses every vector."""
+    from indexer.generation import COPYABLE_SCHEMAS
+    from indexer.keyword_store import _Shard
+
+    service = make_service(tmp_path / "home")
+    service.index([SESSIONS])
+    gen = service.searcher.generation()
+    memories = [doc for doc in gen.keyword.documents() if doc.role.startswith("memory:")]
+    keys = sorted(doc.key for doc in gen.keyword.documents())
+    rows = gen.vectors.count()
+    assert memories and 3 in COPYABLE_SCHEMAS
+    gen.close()
+    # lay the generation out as schema 3 did: one Tantivy index holding the memories too
+    path = service.data.generation(service.data.current_generation())
+    shutil.rmtree(path / "keyword-memories")
+    legacy = _Shard(path / "keyword", gen.keyword.schema)
+    for doc in memories:
+        legacy.writer().add_document(gen.keyword._document(doc))
+    legacy.close()
+    meta = json.loads((path / "meta.json").read_text())
+    (path / "meta.json").write_text(json.dumps(meta | {"schema": 3}))
+
+    fresh = make_service(tmp_path / "home")
+    with pytest.raises(IndexMismatch, match="recall index"):
+        fresh.search(SearchRequest(query="升级"))
+    embedded: list[int] = []
+    original = HashEmbedder.embed_passages
+    monkeypatch.setattr(HashEmbedder, "embed_passages",
+                        lambda self, texts: embedded.append(len(texts)) or original(self, texts))
+    report = fresh.index([SESSIONS])
+    assert report.unchanged == report.files and embedded == []
+    gen = fresh.searcher.generation()
+    assert sorted(doc.key for doc in gen.keyword.documents()) == keys
+    assert gen.vectors.count() == rows
+    assert gen.keyword.memories.index.searcher().num_docs == len(memories)
+    messages = fresh.search(SearchRequest(query="升级", mode="keyword")).results
+    assert messages and all(m.memory_type is None for r in messages for m in r.messages)
+    found = fresh.search(SearchRequest(query=memories[0].text[:40], mode="keyword",
+                                       filters=SearchFilters(scope="memories"))).results
+    assert found and all(m.memory_type for r in found for m in r.messages)
