@@ -15,7 +15,7 @@ from indexer.analysis import QueryTerms, analyze_query, is_cjk_text
 from indexer.documents import MEMORY_ROLE_PREFIX
 from indexer.embedders import Embedder
 from indexer.generation import Generation
-from indexer.keyword_store import StoredDoc
+from indexer.keyword_store import KeywordHit, StoredDoc
 from indexer.layout import DataDir
 from indexer.vector_store import VectorHit
 from models import (
@@ -93,7 +93,8 @@ class Searcher:
         self._gen: Generation | None = None
         self._gen_name: str | None = None
         self._stamp, self._refreshed = 0, 0.0
-        self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="vector-search")
+        # the keyword search and one vector search per language run side by side
+        self._pool = ThreadPoolExecutor(max_workers=3, thread_name_prefix="search")
         self._background_floor: Background | None = None
 
     @property
@@ -127,9 +128,22 @@ class Searcher:
         rankings: list[list[str]] = []
         weights: list[float] = []
 
+        use_keyword = request.mode in ("hybrid", "keyword")
+        use_vectors = request.mode in ("hybrid", "vector") and self._use_vectors(request)
+        keyword: Future[list[KeywordHit]] | None = None
+        if use_keyword and use_vectors:  # beside the query embedding and the vector searches
+            keyword = self._pool.submit(gen.keyword.search, terms, request.filters,
+                                        KEYWORD_CANDIDATES)
+        vector, searches = None, []
+        if use_vectors:
+            gen.check_embedder(self.embedder.name)
+            vector = self.embedder.embed_query(request.query)
+            searches = self._start_vector_searches(gen, request, vector)
+
         hits = []
-        if request.mode in ("hybrid", "keyword"):
-            hits = gen.keyword.search(terms, request.filters, KEYWORD_CANDIDATES)
+        if use_keyword:
+            hits = (keyword.result() if keyword is not None
+                    else gen.keyword.search(terms, request.filters, KEYWORD_CANDIDATES))
             for rank, hit in enumerate(hits, start=1):
                 c = candidates.setdefault(hit.key, _Candidate(hit.key, hit.session_id, hit.message_id))
                 c.keyword, c.keyword_rank = hit.score, rank
@@ -137,11 +151,7 @@ class Searcher:
             weights.append(WEIGHT_KEYWORD)
         known = {hit.key: hit.doc for hit in hits}  # stored documents already read
 
-        vector = None
-        if request.mode in ("hybrid", "vector") and self._use_vectors(request):
-            gen.check_embedder(self.embedder.name)
-            vector = self.embedder.embed_query(request.query)
-            searches = self._start_vector_searches(gen, request, vector)
+        if vector is not None:
             # Not one query word occurs in the archive: likely about something it does not hold,
             # so only a clearly strong semantic match may answer (honest "no match").
             words_known = bool(hits) or bool(gen.keyword.search(terms, request.filters, 1))
