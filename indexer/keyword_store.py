@@ -218,7 +218,10 @@ class KeywordIndex:
             if not missing:
                 break
             searcher = shard.index.searcher()
-            query = tantivy.Query.term_set_query(self.schema, "key", missing)
+            # a union of term queries: a term-set query cost ~6x as much for 10 keys at 100k
+            query = tantivy.Query.boolean_query([
+                (tantivy.Occur.Should, tantivy.Query.term_query(self.schema, "key", key))
+                for key in missing])
             for _score, address in searcher.search(query, limit=len(missing), count=False).hits:
                 doc = _stored_doc(searcher.doc(address))
                 found[doc.key] = doc
