@@ -65,12 +65,15 @@ from .snapshot_changes import detect_changes
 __all__ = ["compress", "detect_changes", "recover"]
 
 
+_DEFAULT_OPTIONS = RecoveryOptions()
+
+
 def recover(
     snapshots: Sequence[Snapshot],
     current_context: str | None = None,
     *,
     embedder: Embedder | None = None,
-    options: RecoveryOptions = RecoveryOptions(),
+    options: RecoveryOptions = _DEFAULT_OPTIONS,
     now: datetime | None = None,
 ) -> RecoveryDecision:
     """Rank the snapshots (usually one session's) and decide which to resume from and how.
