@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -10,7 +11,7 @@ from dataclasses import dataclass
 from models import Memory, Message, Session
 from models.tokens import CJK_CHAR
 
-__all__ = ["MEMORY_ROLE_PREFIX", "Doc", "Passage", "day_number", "doc_key", "memory_documents",
+__all__ = ["MEMORY_ROLE_PREFIX", "Doc", "Passage", "day_number", "doc_key", "id_number", "memory_documents",
            "message_documents", "session_documents", "split_key", "split_passages"]
 
 # A keyword document indexes at most this much text; the archive keeps everything.
@@ -58,6 +59,14 @@ class Passage:
 
 def doc_key(session_id: str, message_id: str | None) -> str:
     return f"{session_id}\x1f{message_id or ''}"
+
+
+def id_number(value: str) -> int:
+    """A 63-bit number standing for a document key or a session id, for Tantivy's columns
+    (tantivy-py reads only numbers from them, and passes ints as signed 64-bit). Two ids share
+    one with odds of 2^-63."""
+    digest = hashlib.blake2b(value.encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "little") >> 1
 
 
 def split_key(key: str) -> tuple[str, str | None]:

@@ -15,17 +15,19 @@ from .vector_store import VectorIndex
 
 __all__ = ["COPYABLE_SCHEMAS", "SCHEMA_VERSION", "Generation"]
 
-SCHEMA_VERSION = 4  # 3: one vector table per kind and language; 4: memories in their own Tantivy
+# 3: one vector table per kind and language; 4: memories in their own Tantivy index;
+# 5: key and session numbers in Tantivy columns
+SCHEMA_VERSION = 5
 # Older schemas whose documents and vectors are still right, only kept elsewhere: an upgrade
 # copies them into a new generation (indexer/purge.py) instead of embedding everything again.
-COPYABLE_SCHEMAS = {3}
+COPYABLE_SCHEMAS = {3, 4}
 
 
 class Generation:
     def __init__(self, path: Path, meta: dict) -> None:
         self.path = path
         self.meta = meta
-        self.keyword = KeywordIndex(path / "keyword")
+        self.keyword = KeywordIndex(path / "keyword", as_written=meta.get("schema") != SCHEMA_VERSION)
         self._vectors: VectorIndex | None = None
 
     @classmethod

@@ -12,7 +12,7 @@ import tantivy
 from models import SearchFilters
 
 from .analysis import QueryTerms, analyze
-from .documents import MAX_INDEXED_CHARS, MEMORY_ROLE_PREFIX, Doc, day_number
+from .documents import MAX_INDEXED_CHARS, MEMORY_ROLE_PREFIX, Doc, day_number, id_number
 
 __all__ = ["KeywordHit", "KeywordIndex", "StoredDoc"]
 
@@ -30,6 +30,10 @@ def _schema() -> tantivy.Schema:
     for name in ("key", "session_id", "message_id", "role", "channel", "participant"):
         sb.add_text_field(name, stored=True, tokenizer_name="raw", index_option="basic")
     sb.add_integer_field("day", stored=True, indexed=True, fast=True)
+    # the key's and the session's numbers (documents.id_number), read from columns: a search
+    # learns which session each hit belongs to without reading its stored document
+    sb.add_integer_field("key_no", fast=True)
+    sb.add_integer_field("session_no", fast=True)
     sb.add_text_field("body", tokenizer_name="whitespace", index_option="position")
     for name in ("parts", "chars", "names"):
         sb.add_text_field(name, tokenizer_name="whitespace", index_option="freq")
@@ -50,30 +54,33 @@ class StoredDoc:
     channel: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class KeywordHit:
-    doc: StoredDoc  # read anyway to learn the hit's key: kept, so results need not read it again
+    """A hit known by its numbers; its stored document is read only if it is shown (reading the
+    documents of 100 hits cost more than the search itself at 1M documents)."""
+
     score: float
+    key_no: int
+    session_no: int
+    searcher: tantivy.Searcher  # the snapshot the address belongs to
+    address: tantivy.DocAddress
+    _doc: StoredDoc | None = None
 
-    @property
-    def key(self) -> str:
-        return self.doc.key
-
-    @property
-    def session_id(self) -> str:
-        return self.doc.session_id
-
-    @property
-    def message_id(self) -> str | None:
-        return self.doc.message_id
+    def doc(self) -> StoredDoc:
+        if self._doc is None:
+            self._doc = _stored_doc(self.searcher.doc(self.address))
+        return self._doc
 
 
 class _Shard:
     """One Tantivy index: its writer (opened on the first change) and its reader."""
 
-    def __init__(self, path: Path, schema: tantivy.Schema) -> None:
+    def __init__(self, path: Path, schema: tantivy.Schema, *, as_written: bool = False) -> None:
         path.mkdir(parents=True, exist_ok=True)
-        self.index = tantivy.Index(schema, path=str(path), reuse=True)
+        if as_written and tantivy.Index.exists(str(path)):
+            self.index = tantivy.Index.open(str(path))  # an older schema, to copy its documents
+        else:
+            self.index = tantivy.Index(schema, path=str(path), reuse=True)
         self._writer: tantivy.IndexWriter | None = None
         self._uncommitted = False
 
@@ -96,8 +103,13 @@ class _Shard:
 
     def search(self, query: tantivy.Query, limit: int) -> list[KeywordHit]:
         searcher = self.index.searcher()
-        return [KeywordHit(_stored_doc(searcher.doc(address)), float(score))
-                for score, address in searcher.search(query, limit=limit, count=False).hits]
+        found = searcher.search(query, limit=limit, count=False).hits
+        addresses = [address for _score, address in found]
+        keys = searcher.fast_field_values("key_no", addresses)
+        sessions = searcher.fast_field_values("session_no", addresses)
+        return [KeywordHit(float(score), key_no, session_no, searcher, address)
+                for (score, address), key_no, session_no in zip(found, keys, sessions,
+                                                                strict=True)]
 
     def every_document(self) -> Iterator[tantivy.Document]:
         searcher = self.index.searcher()
@@ -114,10 +126,13 @@ class KeywordIndex:
     term queries, which Tantivy answers by skipping blocks that cannot reach the top hits; a
     clause leaving memories out disabled that and doubled the time (docs/performance.md)."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, as_written: bool = False) -> None:
+        """as_written: open indexes an older recall wrote with their own schema, for reading
+        their documents only (an upgrade copies them)."""
         self.schema = _schema()
-        self.messages = _Shard(path, self.schema)
-        self.memories = _Shard(path.with_name(path.name + "-memories"), self.schema)
+        self.messages = _Shard(path, self.schema, as_written=as_written)
+        self.memories = _Shard(path.with_name(path.name + "-memories"), self.schema,
+                               as_written=as_written)
         self.shards = (self.messages, self.memories)
 
     def _shards(self, scope: str) -> tuple[_Shard, ...]:
@@ -163,6 +178,8 @@ class KeywordIndex:
             channel=doc.channel,
             participant=list(doc.participants) or [""],
             day=doc.day,
+            key_no=id_number(doc.key),
+            session_no=id_number(doc.session_id),
             body=" ".join(analyzed.body),
             parts=" ".join(analyzed.parts),
             chars=" ".join(analyzed.chars),

@@ -2,18 +2,20 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
+from typing import TypeVar
 
 __all__ = ["RRF_K", "reciprocal_rank_fusion"]
 
 RRF_K = 60
+Id = TypeVar("Id", bound=Hashable)
 
 
 def reciprocal_rank_fusion(
-    rankings: Sequence[Sequence[str]],
+    rankings: Sequence[Sequence[Id]],
     weights: Sequence[float] | None = None,
     k: int = RRF_K,
-) -> list[tuple[str, float]]:
+) -> list[tuple[Id, float]]:
     """Weighted reciprocal rank fusion: score(id) = sum_i w_i / (k + rank_i(id)), rank from 1.
 
     Duplicates inside one list count once (their best rank). Ties keep the order in which ids
@@ -25,9 +27,9 @@ def reciprocal_rank_fusion(
         raise ValueError("one weight per ranking")
     if k < 0:
         raise ValueError("k must be non-negative")
-    scores: dict[str, float] = {}
+    scores: dict[Id, float] = {}
     for ranking, weight in zip(rankings, weights, strict=True):
-        seen: set[str] = set()
+        seen: set[Id] = set()
         for rank, item in enumerate(ranking, start=1):
             if item in seen:
                 continue

@@ -12,7 +12,7 @@ import msgspec
 import numpy as np
 
 from indexer.analysis import QueryTerms, analyze_query, is_cjk_text
-from indexer.documents import MEMORY_ROLE_PREFIX
+from indexer.documents import MEMORY_ROLE_PREFIX, id_number
 from indexer.embedders import Embedder
 from indexer.generation import Generation
 from indexer.keyword_store import KeywordHit, StoredDoc
@@ -70,15 +70,46 @@ MAX_QUERY_CHARS = 2_000
 
 @dataclass
 class _Candidate:
-    key: str
-    session_id: str
-    message_id: str | None
+    """A message or session document some ranking found, known by its key's number
+    (indexer.documents.id_number). A keyword hit tells no more until its stored document is read;
+    a vector hit brings the key and ids along."""
+
+    number: int
+    session_number: int
+    hit: KeywordHit | None = None  # reads the stored document
+    key: str | None = None
+    session_id: str | None = None
+    message_id: str | None = None
     fused: float = 0.0
     keyword: float | None = None
     keyword_rank: int | None = None
     vector: float | None = None
     vector_rank: int | None = None
     relevance: float | None = None  # memory relevance, when ranking memories by it
+
+    def learn_ids(self) -> None:
+        if self.key is None and self.hit is not None:
+            doc = self.hit.doc()
+            self.key, self.session_id, self.message_id = doc.key, doc.session_id, doc.message_id
+
+
+def _from_keyword(candidates: dict[int, _Candidate], hit: KeywordHit) -> _Candidate:
+    c = candidates.get(hit.key_no)
+    if c is None:
+        c = candidates[hit.key_no] = _Candidate(hit.key_no, hit.session_no)
+    if c.hit is None:
+        c.hit = hit
+    return c
+
+
+def _from_vector(candidates: dict[int, _Candidate], hit: VectorHit) -> _Candidate:
+    number = id_number(hit.key)
+    c = candidates.get(number)
+    if c is None:
+        c = candidates[number] = _Candidate(number, id_number(hit.session_id))
+    if c.key is None:
+        c.key, c.session_id, c.message_id = hit.key, hit.session_id, hit.message_id
+    return c
 
 
 class Searcher:
@@ -127,8 +158,8 @@ class Searcher:
         _validate(request, self.max_query_chars)
         gen = self.generation()
         terms = analyze_query(request.query)
-        candidates: dict[str, _Candidate] = {}
-        rankings: list[list[str]] = []
+        candidates: dict[int, _Candidate] = {}
+        rankings: list[list[int]] = []
         weights: list[float] = []
 
         use_keyword = request.mode in ("hybrid", "keyword")
@@ -148,11 +179,10 @@ class Searcher:
             hits = (keyword.result() if keyword is not None
                     else gen.keyword.search(terms, request.filters, KEYWORD_CANDIDATES))
             for rank, hit in enumerate(hits, start=1):
-                c = candidates.setdefault(hit.key, _Candidate(hit.key, hit.session_id, hit.message_id))
+                c = _from_keyword(candidates, hit)
                 c.keyword, c.keyword_rank = hit.score, rank
-            rankings.append([h.key for h in hits])
+            rankings.append([h.key_no for h in hits])
             weights.append(WEIGHT_KEYWORD)
-        known = {hit.key: hit.doc for hit in hits}  # stored documents already read
 
         if vector is not None:
             # Not one query word occurs in the archive: likely about something it does not hold,
@@ -164,19 +194,19 @@ class Searcher:
                 weights.append(weight)
 
         if request.mode != "vector":
-            for ranked, weight in self._date_rankings(gen, request, terms, vector, candidates, known):
+            for ranked, weight in self._date_rankings(gen, request, terms, vector, candidates):
                 rankings.append(ranked)
                 weights.append(weight)
 
-        for key, score in reciprocal_rank_fusion(rankings, weights, k=RRF_K):
-            candidates[key].fused = score
+        for number, score in reciprocal_rank_fusion(rankings, weights, k=RRF_K):
+            candidates[number].fused = score
         if request.memory_rank == "relevance" and self.memory_relevance is not None:
             _weigh_by_relevance(candidates, self.memory_relevance)
-        return SearchResponse(request.query, self._group(gen, request, terms, candidates, known))
+        return SearchResponse(request.query, self._group(gen, request, terms, candidates))
 
     def _date_rankings(self, gen: Generation, request: SearchRequest, terms: QueryTerms,
-                       vector: np.ndarray | None, candidates: dict[str, _Candidate],
-                       known: dict[str, StoredDoc]) -> list[tuple[list[str], float]]:
+                       vector: np.ndarray | None,
+                       candidates: dict[int, _Candidate]) -> list[tuple[list[int], float]]:
         """Extra rankings inside the days the query names ("what did we decide on March 29?"):
         its words, and its meaning without a floor, since being held that day is itself the
         evidence. Skipped when the request already has a date filter."""
@@ -188,15 +218,14 @@ class Searcher:
         out = []
         keyword = gen.keyword.search(terms, dated, KEYWORD_CANDIDATES)
         for hit in keyword:
-            candidates.setdefault(hit.key, _Candidate(hit.key, hit.session_id, hit.message_id))
-            known[hit.key] = hit.doc
-        out.append(([h.key for h in keyword], WEIGHT_DATE_KEYWORD))
+            _from_keyword(candidates, hit)
+        out.append(([h.key_no for h in keyword], WEIGHT_DATE_KEYWORD))
         if vector is not None:
-            ranked: list[str] = []
+            ranked: list[int] = []
             for hit in gen.vectors.search(vector, dated, DATE_VECTOR_CANDIDATES):
-                if hit.key not in ranked:
-                    ranked.append(hit.key)
-                    c = candidates.setdefault(hit.key, _Candidate(hit.key, hit.session_id, hit.message_id))
+                c = _from_vector(candidates, hit)
+                if c.number not in ranked:
+                    ranked.append(c.number)
                     if c.vector is None:
                         c.vector = hit.similarity
             out.append((ranked, WEIGHT_DATE_VECTOR))
@@ -219,21 +248,23 @@ class Searcher:
 
     def _vector_rankings(self, request: SearchRequest, vector: np.ndarray,
                          searches: list[_VectorSearch],
-                         candidates: dict[str, _Candidate],
-                         extra_margin: float = 0.0) -> list[tuple[list[str], float]]:
+                         candidates: dict[int, _Candidate],
+                         extra_margin: float = 0.0) -> list[tuple[list[int], float]]:
         """Vector hits above the query's floor, one ranking per language; vector mode ranks all
         hits by how far they rise above the background of their own language."""
-        out: list[tuple[list[str], float]] = []
-        margins: dict[str, float] = {}
+        out: list[tuple[list[int], float]] = []
+        margins: dict[int, float] = {}
         for lang, weight, found in searches:
-            ranked: list[str] = []
+            ranked: list[int] = []
             floor = self._background().floor(vector, lang) + extra_margin
             for hit in found.result():
-                if hit.similarity < floor or hit.key in ranked:
-                    continue  # below the floor it is noise; a message counts once (best passage)
-                ranked.append(hit.key)
-                margins.setdefault(hit.key, hit.similarity - floor)
-                c = candidates.setdefault(hit.key, _Candidate(hit.key, hit.session_id, hit.message_id))
+                if hit.similarity < floor:
+                    continue  # below the floor it is noise
+                c = _from_vector(candidates, hit)
+                if c.number in ranked:
+                    continue  # a message counts once (its best passage)
+                ranked.append(c.number)
+                margins.setdefault(c.number, hit.similarity - floor)
                 if c.vector is None or hit.similarity > c.vector:
                     c.vector, c.vector_rank = hit.similarity, len(ranked)
             out.append((ranked, weight))
@@ -254,32 +285,34 @@ class Searcher:
         return self.embedder.multilingual or not is_cjk_text(request.query)
 
     def _group(self, gen: Generation, request: SearchRequest, terms: QueryTerms,
-               candidates: dict[str, _Candidate],
-               known: dict[str, StoredDoc]) -> tuple[SessionHit, ...]:
-        by_session: dict[str, list[_Candidate]] = {}
+               candidates: dict[int, _Candidate]) -> tuple[SessionHit, ...]:
+        by_session: dict[int, list[_Candidate]] = {}
         for c in sorted(candidates.values(), key=lambda c: -c.fused):
-            by_session.setdefault(c.session_id, []).append(c)
-        ranked = sorted(by_session.items(), key=lambda kv: -_session_score(kv[1]))[: request.limit]
-        wanted = [c.key for _, group in ranked for c in group[: request.messages_per_session]]
-        wanted += [f"{sid}\x1f" for sid, _ in ranked]  # session documents, for the title
-        stored = {key: known[key] for key in wanted if key in known}
-        stored.update(gen.keyword.fetch([key for key in wanted if key not in known]))
+            by_session.setdefault(c.session_number, []).append(c)
+        ranked = sorted(by_session.values(), key=lambda group: -_session_score(group))
+        groups = [group[: request.messages_per_session] for group in ranked[: request.limit]]
+        # Only the documents shown are read: keyword hits by address, the rest in one fetch by
+        # key, with each session's own document for its title.
+        docs = {c.number: c.hit.doc() for shown in groups for c in shown if c.hit is not None}
+        session_ids = [_session_id(shown, docs) for shown in groups]
+        by_key = {doc.key: doc for doc in docs.values()}
+        wanted = [c.key for shown in groups for c in shown if c.hit is None and c.key]
+        wanted += [f"{sid}\x1f" for sid in session_ids if sid]
+        by_key.update(gen.keyword.fetch([key for key in wanted if key not in by_key]))
         results = []
-        for session_id, group in ranked:
-            header = stored.get(f"{session_id}\x1f")
-            messages = tuple(
-                self._message_hit(stored[c.key], c, terms)
-                for c in group[: request.messages_per_session] if c.key in stored
-            )
-            first = next(iter(stored[c.key] for c in group if c.key in stored), header)
-            if first is None:
+        for session_id, shown, group in zip(session_ids, groups, ranked, strict=False):
+            header = by_key.get(f"{session_id}\x1f")
+            found = [(c, docs.get(c.number) or by_key.get(c.key or "")) for c in shown]
+            found = [(c, doc) for c, doc in found if doc is not None]
+            first = found[0][1] if found else header
+            if first is None or session_id is None:
                 continue
             results.append(SessionHit(
                 session_id=session_id,
                 date=_iso_day(first.day),
                 channel=first.channel or None,
                 score=round(_session_score(group), 6),
-                messages=messages,
+                messages=tuple(self._message_hit(doc, c, terms) for c, doc in found),
                 title=header.text.split("\n", 1)[0][:200] if header else None,
                 score_parts=_parts(group),
             ))
@@ -295,12 +328,21 @@ class Searcher:
                           score=round(c.fused, 6), highlights=highlights, memory_type=memory_type)
 
 
-def _weigh_by_relevance(candidates: dict[str, _Candidate],
+def _session_id(shown: list[_Candidate], docs: dict[int, StoredDoc]) -> str | None:
+    for c in shown:
+        if c.number in docs:
+            return docs[c.number].session_id
+    return next((c.session_id for c in shown if c.session_id), None)
+
+
+def _weigh_by_relevance(candidates: dict[int, _Candidate],
                         lookup: Callable[[list[str]], dict[str, float]]) -> None:
     """Memory hits score match x relevance: of two equal matches, the memory used more and more
     lately comes first. Message hits keep their score."""
+    for c in candidates.values():
+        c.learn_ids()  # ranking by relevance needs every hit's ids
     memories = {c.message_id: c for c in candidates.values()
-                if c.message_id and is_memory_id(c.session_id, c.message_id)}
+                if c.message_id and c.session_id and is_memory_id(c.session_id, c.message_id)}
     found = lookup(list(memories)) if memories else {}
     for memory_id, c in memories.items():
         c.relevance = found.get(memory_id, 1.0)  # no row yet: indexed before relevance was kept

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import msgspec
 import pytest
+import tantivy
 
 from api import RecallService, Settings
 from indexer import HashEmbedder, layout
@@ -271,8 +272,6 @@ def test_kill_9_during_index_then_rerun_is_consistent(tmp_path: Path, seed: int)
 
 
 def test_index_rebuilds_an_index_an_older_version_wrote(tmp_path: Path) -> None:
-    from indexer.generation import SCHEMA_VERSION
-
     service = make_service(tmp_path / "home")
     service.index([SESSIONS])
     old = service.data.current_generation()
@@ -288,30 +287,54 @@ def test_index_rebuilds_an_index_an_older_version_wrote(tmp_path: Path) -> None:
     assert fresh.search(SearchRequest(query="升级")).results
 
 
-def test_index_copies_an_index_of_the_previous_layout_without_embedding(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Schema 3 kept memory documents in the messages' Tantivy index: an upgrade moves them to
-    their own by copying, and reuses every vector."""
+def _legacy_schema() -> tantivy.Schema:
+    """The Tantivy schema of schemas 3 and 4: no key and session numbers."""
+    sb = tantivy.SchemaBuilder()
+    for name in ("key", "session_id", "message_id", "role", "channel", "participant"):
+        sb.add_text_field(name, stored=True, tokenizer_name="raw", index_option="basic")
+    sb.add_integer_field("day", stored=True, indexed=True, fast=True)
+    sb.add_text_field("body", tokenizer_name="whitespace", index_option="position")
+    for name in ("parts", "chars", "names"):
+        sb.add_text_field(name, tokenizer_name="whitespace", index_option="freq")
+    sb.add_bytes_field("stored", stored=True, indexed=False)
+    return sb.build()
+
+
+@pytest.mark.parametrize("schema", [3, 4])
+def test_index_copies_an_index_of_an_older_layout_without_embedding(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, schema: int) -> None:
+    """Schema 3 kept memory documents in the messages' Tantivy index, and schemas 3 and 4 had no
+    number columns: an upgrade copies the documents into the new layout and reuses every
+    vector."""
     from indexer.generation import COPYABLE_SCHEMAS
-    from indexer.keyword_store import _Shard
+    from indexer.keyword_store import KeywordIndex
 
     service = make_service(tmp_path / "home")
     service.index([SESSIONS])
     gen = service.searcher.generation()
-    memories = [doc for doc in gen.keyword.documents() if doc.role.startswith("memory:")]
-    keys = sorted(doc.key for doc in gen.keyword.documents())
+    docs = list(gen.keyword.documents())
+    memories = [doc for doc in docs if doc.role.startswith("memory:")]
+    keys = sorted(doc.key for doc in docs)
     rows = gen.vectors.count()
-    assert memories and 3 in COPYABLE_SCHEMAS
+    assert memories and schema in COPYABLE_SCHEMAS
     gen.close()
-    # lay the generation out as schema 3 did: one Tantivy index holding the memories too
+    # lay the generation out as that schema did
     path = service.data.generation(service.data.current_generation())
-    shutil.rmtree(path / "keyword-memories")
-    legacy = _Shard(path / "keyword", gen.keyword.schema)
-    for doc in memories:
-        legacy.writer().add_document(gen.keyword._document(doc))
-    legacy.close()
+    shards = {"keyword": docs} if schema == 3 else {
+        "keyword": [d for d in docs if d not in memories], "keyword-memories": memories}
+    for name, held in [("keyword", []), ("keyword-memories", []), *shards.items()]:
+        shutil.rmtree(path / name, ignore_errors=True)
+        (path / name).mkdir()
+        legacy = tantivy.Index(_legacy_schema(), path=str(path / name))
+        writer = legacy.writer(15_000_000, 1)
+        for doc in held:
+            fields = KeywordIndex._document(doc).to_dict()
+            del fields["key_no"], fields["session_no"]
+            writer.add_document(tantivy.Document(**fields))
+        writer.commit()
+        writer.wait_merging_threads()
     meta = json.loads((path / "meta.json").read_text())
-    (path / "meta.json").write_text(json.dumps(meta | {"schema": 3}))
+    (path / "meta.json").write_text(json.dumps(meta | {"schema": schema}))
 
     fresh = make_service(tmp_path / "home")
     with pytest.raises(IndexMismatch, match="recall index"):
