@@ -25,6 +25,17 @@ ROOT = Path(__file__).resolve().parents[1]
 PROBLEM = "application/problem+json"
 
 
+def assert_problem(response: httpx.Response, status: int, title: str, detail: str | None) -> None:
+    """The one shape of every error: problem+json with type, title, status and detail."""
+    assert response.status_code == status, response.text
+    assert response.headers["content-type"].startswith(PROBLEM)
+    body = response.json()
+    assert set(body) == {"type", "title", "status", "detail"}
+    assert (body["status"], body["title"]) == (status, title)
+    if detail is not None:
+        assert body["detail"] == detail
+
+
 @pytest.fixture(scope="module")
 def client(built_home: Path):
     service = make_service(built_home)
@@ -149,13 +160,7 @@ def test_stats_health_metrics_schema(client: TestClient) -> None:
 def test_every_error_has_one_shape(writable_client: TestClient, method: str, path: str, kwargs: dict,
                                    status: int, title: str, detail: str | None) -> None:
     response = getattr(writable_client, method)(path, **kwargs)
-    assert response.status_code == status
-    assert response.headers["content-type"].startswith(PROBLEM)
-    body = response.json()
-    assert set(body) == {"type", "title", "status", "detail"}
-    assert (body["status"], body["title"]) == (status, title)
-    if detail is not None:
-        assert body["detail"] == detail
+    assert_problem(response, status, title, detail)
 
 
 def test_body_too_large_is_413(tmp_path: Path) -> None:

@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
 import generate_archive
 
 from .conftest import SESSIONS, make_service
-from .test_api import PROBLEM, ROOT, _serve
+from .test_api import ROOT, _serve, assert_problem
 from .test_mcp import _call, _data, _error
 
 
@@ -110,13 +110,7 @@ def test_every_live_error_has_the_one_shape(client: TestClient, method: str, pat
                                             status: int, title: str, detail: str | None) -> None:
     live = client.post("/v1/sessions", json={"sessionId": "live-e"}).json()["session_id"]
     response = getattr(client, method)(path.replace("LIVE", live), **kwargs)
-    assert response.status_code == status, response.text
-    assert response.headers["content-type"].startswith(PROBLEM)
-    body = response.json()
-    assert set(body) == {"type", "title", "status", "detail"}
-    assert (body["status"], body["title"]) == (status, title)
-    if detail is not None:
-        assert body["detail"] == detail
+    assert_problem(response, status, title, detail)
 
 
 def test_concurrent_appends_over_real_http_keep_order_and_lose_nothing(tmp_path: Path) -> None:

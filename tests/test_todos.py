@@ -28,7 +28,7 @@ from models import InvalidInput, NotFound
 from models.todo import period_bounds
 
 from .conftest import SESSIONS
-from .test_api import PROBLEM, _serve
+from .test_api import PROBLEM, _serve, assert_problem
 from .test_mcp import _call, _data, _error
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -278,13 +278,7 @@ def test_todo_routes(client: TestClient, tasks: RecallService) -> None:
 def test_todo_and_cleanup_errors_have_one_shape(client: TestClient, method: str, path: str, kwargs: dict,
                                                 status: int, title: str, detail: str | None) -> None:
     response = getattr(client, method)(path, **kwargs)
-    assert response.status_code == status
-    assert response.headers["content-type"].startswith(PROBLEM)
-    body = response.json()
-    assert set(body) == {"type", "title", "status", "detail"}
-    assert (body["status"], body["title"]) == (status, title)
-    if detail is not None:
-        assert body["detail"] == detail
+    assert_problem(response, status, title, detail)
 
 
 def test_todos_over_real_http(tmp_path: Path) -> None:
