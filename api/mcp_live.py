@@ -5,10 +5,9 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from mcp.server import MCPServer
-from mcp.types import ToolAnnotations
 from pydantic import Field
 
-from .mcp_results import tool_result
+from .mcp_results import WRITES, tool_result
 from .service import RecallService
 
 __all__ = ["add_live_tools"]
@@ -16,9 +15,7 @@ __all__ = ["add_live_tools"]
 
 def add_live_tools(server: MCPServer, service: RecallService) -> None:
     """Add the live-session tools to `server`."""
-    writes = ToolAnnotations(destructive_hint=False, idempotent_hint=False, open_world_hint=False)
-
-    @server.tool(annotations=writes, description=(
+    @server.tool(annotations=WRITES, description=(
         "Start a live session: a conversation archived as it happens. Returns its session_id; "
         "then call append_messages as the conversation goes on, so search_archive finds every "
         "message within a second. category says what kind of conversation it is (planning, "
@@ -35,7 +32,7 @@ def add_live_tools(server: MCPServer, service: RecallService) -> None:
                                   ("channel", channel), ("category", category)) if v is not None}
         return service.start_session(body)
 
-    @server.tool(annotations=writes, description=(
+    @server.tool(annotations=WRITES, description=(
         "Append messages to a live session (from start_session), in order: each {role, "
         "content} with optional time (ISO-8601; default now), id and speaker. Secrets are "
         "redacted before anything is stored. A message repeated with the same id and content is "
@@ -48,7 +45,7 @@ def add_live_tools(server: MCPServer, service: RecallService) -> None:
     ) -> dict[str, Any]:
         return service.append_messages(session_id, messages)
 
-    @server.tool(annotations=writes, description=(
+    @server.tool(annotations=WRITES, description=(
         "Change a live session's status: paused (saves a snapshot to resume from), active "
         "(resume it) or archived (final: it is summarized, its memories extracted, and it takes "
         "no more messages)."))

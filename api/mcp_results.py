@@ -1,5 +1,6 @@
-"""The shape of every MCP tool's answer: compact JSON text plus structured content, and a
-RecallError as a tool error whose text is its detail alone."""
+"""What every MCP tool declares and answers: its annotations (reads, writes, deletes), and its
+answer as compact JSON text plus structured content, a RecallError as a tool error whose text is
+its detail alone."""
 
 from __future__ import annotations
 
@@ -8,11 +9,17 @@ import json
 from collections.abc import Callable
 from typing import Any, ParamSpec
 
-from mcp.types import CallToolResult, TextContent
+from mcp.types import CallToolResult, TextContent, ToolAnnotations
 
 from models import RecallError
 
-__all__ = ["tool_result"]
+__all__ = ["DELETES", "READS", "WRITES", "WRITES_IDEMPOTENT", "tool_result"]
+
+READS = ToolAnnotations(read_only_hint=True, open_world_hint=False)
+WRITES = ToolAnnotations(destructive_hint=False, idempotent_hint=False, open_world_hint=False)
+WRITES_IDEMPOTENT = ToolAnnotations(destructive_hint=False, idempotent_hint=True,
+                                    open_world_hint=False)
+DELETES = ToolAnnotations(destructive_hint=True, idempotent_hint=False, open_world_hint=False)
 
 P = ParamSpec("P")
 

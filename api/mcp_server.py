@@ -12,12 +12,11 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 from mcp.server import MCPServer
-from mcp.types import ToolAnnotations
 from pydantic import Field
 from starlette.applications import Starlette
 
 from .mcp_live import add_live_tools
-from .mcp_results import tool_result
+from .mcp_results import DELETES, READS, WRITES_IDEMPOTENT, tool_result
 from .mcp_todos import add_todo_tools
 from .requests import search_request
 from .service import RecallService
@@ -37,12 +36,11 @@ def build_mcp(service: RecallService) -> MCPServer:
     """An MCP server whose tools all call the one `service` given."""
     # WARNING: the SDK otherwise sets the root logger to INFO for the whole process
     server = MCPServer("recall", instructions=INSTRUCTIONS, log_level="WARNING")
-    read_only = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 
     # Tools are plain sync functions: the SDK runs them on a worker thread, so search and
     # ingest (embedding, index writes) never block the event loop.
 
-    @server.tool(annotations=read_only, description=(
+    @server.tool(annotations=READS, description=(
         "Search the archive of past conversations for sessions matching a query, best first. "
         "Use it whenever the user mentions something said or decided before. Chinese and English "
         "both work, by words or by meaning; put an exact phrase in double quotes. Each result has "
@@ -73,7 +71,7 @@ def build_mcp(service: RecallService) -> MCPServer:
                   "scope": scope, "limit": limit, "memory_rank": memory_rank}
         return msgspec.to_builtins(service.search(search_request(values, query)))
 
-    @server.tool(annotations=read_only, description=(
+    @server.tool(annotations=READS, description=(
         "Read one archived session by its session_id (from search_archive): summary, topics, "
         "decisions and messages. With token_budget, returns the summary plus only the newest "
         "messages that fit in about that many tokens, and says how many were omitted."))
@@ -85,8 +83,7 @@ def build_mcp(service: RecallService) -> MCPServer:
     ) -> dict[str, Any]:
         return service.session(session_id, token_budget)
 
-    @server.tool(annotations=ToolAnnotations(destructive_hint=False, idempotent_hint=True,
-                                             open_world_hint=False), description=(
+    @server.tool(annotations=WRITES_IDEMPOTENT, description=(
         "Save a conversation into the archive and index it so search_archive can find it. "
         "`session` is one archive record: sessionId (letters, digits, '-', '_'), date "
         "(YYYY-MM-DD), messages (a list of {role, content, time?}), and optionally channel, "
@@ -100,8 +97,7 @@ def build_mcp(service: RecallService) -> MCPServer:
         session_id, changed = service.ingest_record(session)
         return {"session_id": session_id, "indexed": True, "changed": changed}
 
-    @server.tool(annotations=ToolAnnotations(destructive_hint=True, idempotent_hint=False,
-                                             open_world_hint=False), description=(
+    @server.tool(annotations=DELETES, description=(
         "Delete one session permanently from the archive and both search indexes. Only when "
         "the user asks for it."))
     @tool_result
@@ -111,7 +107,7 @@ def build_mcp(service: RecallService) -> MCPServer:
         service.delete(session_id)
         return {"session_id": session_id, "deleted": True}
 
-    @server.tool(annotations=read_only, description=(
+    @server.tool(annotations=READS, description=(
         "Extract what is worth remembering from an archived session: 'user' (facts and "
         "preferences about the person), 'feedback' (corrections and instructions to the "
         "assistant), 'project' (decisions, constraints, tasks with priority and due date), "
@@ -125,7 +121,7 @@ def build_mcp(service: RecallService) -> MCPServer:
     ) -> dict[str, Any]:
         return service.memories_payload(session_id, types, refine=refine)
 
-    @server.tool(annotations=read_only, description=(
+    @server.tool(annotations=READS, description=(
         "Decide which saved snapshot of a session to resume interrupted work from. Give the "
         "current context (what the user wants to continue) to rank by relevance; returns the "
         "chosen snapshot, a confidence, reasons, alternatives and a strategy (full_restore, "
@@ -139,7 +135,7 @@ def build_mcp(service: RecallService) -> MCPServer:
     ) -> dict[str, Any]:
         return msgspec.to_builtins(service.recover(session_id, context, token_budget=token_budget))
 
-    @server.tool(annotations=read_only, description=(
+    @server.tool(annotations=READS, description=(
         "What changed in a session since a saved snapshot (default: the newest): intents added, "
         "removed or fulfilled, facts no longer true, tasks completed or changed, with a severity "
         "(none, minor, moderate, major) and advice. Use before resuming from an old snapshot."))
@@ -151,7 +147,7 @@ def build_mcp(service: RecallService) -> MCPServer:
     ) -> dict[str, Any]:
         return msgspec.to_builtins(service.snapshot_changes(session_id, snapshot_id))
 
-    @server.tool(annotations=read_only, description=(
+    @server.tool(annotations=READS, description=(
         "A digest of a day, week or month around a date: active topics with counts, open tasks, "
         "the todos of the period (open and done), and one line of activity per day. Use for "
         "'what did we do last week?'."))

@@ -6,19 +6,16 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 from mcp.server import MCPServer
-from mcp.types import ToolAnnotations
 from pydantic import Field
 
-from .mcp_results import tool_result
+from .mcp_results import READS, WRITES, WRITES_IDEMPOTENT, tool_result
 from .service import RecallService
 
 __all__ = ["add_todo_tools"]
 
 
 def add_todo_tools(server: MCPServer, service: RecallService) -> None:
-    writes = ToolAnnotations(destructive_hint=False, idempotent_hint=False, open_world_hint=False)
-
-    @server.tool(annotations=writes, description=(
+    @server.tool(annotations=WRITES, description=(
         "Add a todo for a day, a week or a month (the date is any day in it; default today). "
         "Give memory_id to link it to a task from extract_memories (its session is linked too), "
         "or session_id to link it to a session. Secrets in the text are redacted. Returns the "
@@ -39,8 +36,7 @@ def add_todo_tools(server: MCPServer, service: RecallService) -> None:
                                  source_memory_id=memory_id)
         return msgspec.to_builtins(todo)
 
-    @server.tool(annotations=ToolAnnotations(destructive_hint=False, idempotent_hint=True,
-                                             open_world_hint=False), description=(
+    @server.tool(annotations=WRITES_IDEMPOTENT, description=(
         "Mark a todo done by its id (from add_todo or list_todos). Completing it again changes "
         "nothing."))
     @tool_result
@@ -49,8 +45,7 @@ def add_todo_tools(server: MCPServer, service: RecallService) -> None:
     ) -> dict[str, Any]:
         return msgspec.to_builtins(service.todos.complete(todo_id))
 
-    @server.tool(annotations=ToolAnnotations(read_only_hint=True, open_world_hint=False),
-                 description=(
+    @server.tool(annotations=READS, description=(
         "List todos. With a date: the todos whose period holds that day (its day, week and "
         "month), or with a period too, only that period's. status is open (default), done or "
         "all. Use at the start of a conversation to see what is planned."))
