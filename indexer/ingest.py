@@ -193,11 +193,7 @@ class Ingestor:
         (`recall delete --purge`, indexer/purge.py). Searches keep answering meanwhile."""
         with WriterLock(self.data.lock_file, self.lock_wait):
             with self._session() as (state, gen):
-                name = _generation_name()
-                fresh = Generation.create(self.data.generation(name), gen.embedder_name, gen.dim)
-                copied = copy_generation(gen, fresh, self.progress)
-                fresh.close()
-                self.data.set_current_generation(name)
+                name, copied = self._switch_to_copy(gen)
                 state.vacuum()
                 with RelevanceStore(self.data) as relevance:
                     relevance.vacuum()
@@ -365,16 +361,22 @@ class Ingestor:
             log.warning("the index has schema %s, this recall writes %s: copying it into the "
                         "new layout (nothing is embedded again)", old.meta["schema"],
                         SCHEMA_VERSION)
-            name = _generation_name()
-            fresh = Generation.create(self.data.generation(name), old.embedder_name, old.dim)
-            copied = copy_generation(old, fresh, self.progress)
-            fresh.close()
+            name, copied = self._switch_to_copy(old)
             old.close()
-            self.data.set_current_generation(name)
             self._drop_old_generations(keep={name, old_name})
             log.warning("upgraded the index: %d keyword documents, %d vectors copied",
                         copied["keyword_documents"], copied["vector_rows"])
         return True
+
+    def _switch_to_copy(self, source: Generation) -> tuple[str, dict[str, int]]:
+        """Copy source into a new generation of this recall's layout and make it the live one;
+        its name and what was copied."""
+        name = _generation_name()
+        fresh = Generation.create(self.data.generation(name), source.embedder_name, source.dim)
+        copied = copy_generation(source, fresh, self.progress)
+        fresh.close()
+        self.data.set_current_generation(name)
+        return name, copied
 
     def _session(self, reconcile: bool = True) -> _WriteSession:
         return _WriteSession(self, reconcile)
