@@ -1,6 +1,6 @@
 """Interfaces over the one service: the `recall` CLI (and, later, HTTP and MCP)."""
 
-from .service import RecallService
-from .settings import Settings
+from api.service.core import RecallService
+from api.settings import Settings
 
 __all__ = ["RecallService", "Settings"]

@@ -39,7 +39,7 @@ def _anon_mb() -> int:
 def child(args: argparse.Namespace) -> None:
     from generate_archive import sample_queries
 
-    from indexer.embedders import load_embedder
+    from indexer.embedding.embedders import load_embedder
 
     table = lancedb.connect(str(args.work)).open_table("copy")
     embedder = load_embedder(args.embedder)
@@ -83,7 +83,7 @@ def main() -> None:
     if args.child:
         return child(args)
 
-    from indexer.layout import DataDir
+    from indexer.stores.layout import DataDir
 
     db = lancedb.connect(str(args.work))
     if "copy" not in db.list_tables().tables:

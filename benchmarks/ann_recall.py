@@ -29,9 +29,9 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from indexer.embedders import load_embedder
-from indexer.layout import DataDir
-from indexer.vector_store import NPROBES, REFINE_FACTOR, ann_config
+from indexer.embedding.embedders import load_embedder
+from indexer.stores.layout import DataDir
+from indexer.stores.vector import NPROBES, REFINE_FACTOR, ann_config
 from search.searcher import VECTOR_CANDIDATES
 
 

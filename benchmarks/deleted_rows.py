@@ -24,7 +24,7 @@ import pyarrow as pa
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from indexer.vector_store import NPROBES, _tidy, ann_config, deleted_rows
+from indexer.stores.vector import NPROBES, _tidy, ann_config, deleted_rows
 
 
 def main() -> None:

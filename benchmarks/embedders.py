@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import torch
 
 from api import RecallService, Settings
-from indexer.documents import session_documents, split_passages
+from indexer.stores.documents import session_documents, split_passages
 from models import parse_session
 
 

@@ -29,8 +29,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import numpy as np
 
 from indexer import load_embedder
-from indexer.ingest import normalize
-from indexer.memories import extract_memories
+from indexer.ingest.ingestor import normalize
+from indexer.memories.extract import extract_memories
 from models import Session
 from models.memory import MEMORY_TYPES, Memory
 

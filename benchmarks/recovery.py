@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from api import RecallService, Settings
 from indexer import load_embedder
 from models.snapshot import Snapshot, parse_snapshot, to_datetime
-from search.recovery import recover
+from search.recovery.choose import recover
 
 
 def load_snapshots(folder: Path) -> dict[str, list[Snapshot]]:

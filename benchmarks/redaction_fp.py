@@ -20,7 +20,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from indexer.redact import redact_text
+from indexer.text.redact import redact_text
 
 CONTEXT = 40  # characters shown each side of a marker
 

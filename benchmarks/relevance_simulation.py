@@ -16,11 +16,11 @@ import json
 import tempfile
 from pathlib import Path
 
-from api.relevance_service import MemoryRelevance
+from api.service.relevance import MemoryRelevance
 from api.settings import Settings
 from benchmarks.plot_scale import COLORS, Canvas
 from indexer import DataDir
-from indexer.relevance import RelevanceStore
+from indexer.stores.relevance import RelevanceStore
 from models import Memory
 from search.relevance import DAY_SECONDS, Scored, to_prune
 

@@ -67,11 +67,11 @@ def _timed(owner: Any, name: str, label: str, timers: Counter[str]) -> None:
 
 def child_ingest(args: argparse.Namespace) -> dict[str, Any]:
     from api import RecallService, Settings
-    from indexer import ingest
-    from indexer.embedders import SentenceTransformerEmbedder
-    from indexer.keyword_store import KeywordIndex
-    from indexer.memory_store import MemoryStore
-    from indexer.vector_store import VectorIndex
+    from indexer.embedding.embedders import SentenceTransformerEmbedder
+    from indexer.ingest import ingestor as ingest
+    from indexer.stores.keyword import KeywordIndex
+    from indexer.stores.memories import MemoryStore
+    from indexer.stores.vector import VectorIndex
 
     timers: Counter[str] = Counter()
     _timed(ingest, "extract_memories_batch", "memories (incl. their dedupe embedding)", timers)
@@ -104,7 +104,7 @@ def child_ingest(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def child_encode(args: argparse.Namespace) -> dict[str, Any]:
-    from indexer.embedders import load_embedder
+    from indexer.embedding.embedders import load_embedder
 
     embedder = load_embedder(args.embedder, args.model_cache)
     model = embedder.model  # type: ignore[attr-defined]
@@ -135,7 +135,7 @@ def child_search(args: argparse.Namespace) -> dict[str, Any]:
     from generate_archive import sample_queries
 
     from api import RecallService, Settings
-    from indexer.vector_store import NPROBES, VectorIndex
+    from indexer.stores.vector import NPROBES, VectorIndex
     from models import SearchFilters, SearchRequest
 
     service = RecallService(Settings(home=args.home, embedder=args.embedder,

@@ -1,8 +1,13 @@
 """Ingest archived sessions into the archive, a Tantivy keyword index and a LanceDB vector table."""
 
-from .embedders import Embedder, HashEmbedder, SentenceTransformerEmbedder, load_embedder
-from .ingest import IndexReport, Ingestor, Rejection
-from .layout import DataDir
+from indexer.embedding.embedders import (
+    Embedder,
+    HashEmbedder,
+    SentenceTransformerEmbedder,
+    load_embedder,
+)
+from indexer.ingest.ingestor import IndexReport, Ingestor, Rejection
+from indexer.stores.layout import DataDir
 
 __all__ = [
     "DataDir",

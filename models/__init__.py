@@ -1,6 +1,6 @@
 """Plain typed records shared by every part of recall; no I/O here."""
 
-from .errors import (
+from models.errors import (
     Conflict,
     IndexMismatch,
     IndexUnavailable,
@@ -14,7 +14,7 @@ from .errors import (
     UnsafeSessionId,
     WriterBusy,
 )
-from .hits import (
+from models.hits import (
     SEARCH_SCOPES,
     MessageHit,
     SearchFilters,
@@ -22,8 +22,8 @@ from .hits import (
     SearchResponse,
     SessionHit,
 )
-from .ids import check_session_id
-from .lifecycle import (
+from models.ids import check_session_id
+from models.lifecycle import (
     OPEN_STATUSES,
     STATUSES,
     SessionStatus,
@@ -31,12 +31,12 @@ from .lifecycle import (
     check_transition,
     status_of,
 )
-from .memory import MEMORY_TYPES, Memory
-from .parse import parse_session, parse_time, text_of
-from .recovery import ChangeReport, RecoveryDecision, RecoveryOptions, recovery_options
-from .session import Decision, Feedback, Message, Retention, Session
-from .snapshot import Fact, Intent, Snapshot, Task, parse_snapshot
-from .tokens import estimate_tokens
+from models.memory import MEMORY_TYPES, Memory
+from models.parse import parse_session, parse_time, text_of
+from models.recovery import ChangeReport, RecoveryDecision, RecoveryOptions, recovery_options
+from models.session import Decision, Feedback, Message, Retention, Session
+from models.snapshot import Fact, Intent, Snapshot, Task, parse_snapshot
+from models.tokens import estimate_tokens
 
 __all__ = [
     "MEMORY_TYPES",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from .errors import UnsafeSessionId
+from models.errors import UnsafeSessionId
 
 __all__ = ["MAX_ID_LENGTH", "MAX_SNAPSHOT_ID_LENGTH", "check_session_id", "check_snapshot_id"]
 

@@ -15,7 +15,7 @@ from typing import Literal, get_args
 
 import msgspec
 
-from .errors import InvalidInput, SessionArchived
+from models.errors import InvalidInput, SessionArchived
 
 __all__ = ["OPEN_STATUSES", "STATUSES", "SessionStatus", "StatusChange", "check_transition",
            "status_of"]

@@ -9,11 +9,11 @@ from typing import Any
 
 import msgspec
 
-from .errors import InvalidSession
-from .ids import check_session_id
-from .lifecycle import STATUSES, StatusChange
-from .memory import Memory
-from .session import Decision, Feedback, Message, Retention, Session
+from models.errors import InvalidSession
+from models.ids import check_session_id
+from models.lifecycle import STATUSES, StatusChange
+from models.memory import Memory
+from models.session import Decision, Feedback, Message, Retention, Session
 
 __all__ = ["parse_session", "parse_time", "text_of"]
 

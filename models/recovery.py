@@ -12,8 +12,8 @@ from typing import Annotated, Literal
 
 import msgspec
 
-from .errors import InvalidInput
-from .snapshot import Snapshot
+from models.errors import InvalidInput
+from models.snapshot import Snapshot
 
 __all__ = [
     "Alternative",

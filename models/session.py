@@ -6,8 +6,8 @@ from typing import Literal
 
 import msgspec
 
-from .lifecycle import SessionStatus, StatusChange
-from .memory import Memory
+from models.lifecycle import SessionStatus, StatusChange
+from models.memory import Memory
 
 __all__ = ["Decision", "Feedback", "Message", "Retention", "Session"]
 

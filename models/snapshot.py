@@ -21,10 +21,10 @@ from typing import Any, Literal, get_args
 
 import msgspec
 
-from .errors import InvalidInput, UnsafeSessionId
-from .ids import check_session_id, check_snapshot_id
-from .parse import parse_time
-from .tokens import estimate_tokens
+from models.errors import InvalidInput, UnsafeSessionId
+from models.ids import check_session_id, check_snapshot_id
+from models.parse import parse_time
+from models.tokens import estimate_tokens
 
 __all__ = [
     "FACT_CATEGORIES",

@@ -12,7 +12,7 @@ from typing import Literal, get_args
 
 import msgspec
 
-from .errors import InvalidInput
+from models.errors import InvalidInput
 
 __all__ = ["MAX_TODO_CHARS", "TODO_PERIODS", "TODO_STATUSES", "Todo", "TodoPeriod", "TodoStatus",
            "check_period", "check_status", "period_bounds"]

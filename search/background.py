@@ -14,7 +14,7 @@ import threading
 
 import numpy as np
 
-from indexer.embedders import Embedder
+from indexer.embedding.embedders import Embedder
 
 __all__ = ["GENERIC_LINES_EN", "GENERIC_LINES_ZH", "Background"]
 

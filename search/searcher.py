@@ -11,13 +11,13 @@ from dataclasses import dataclass
 import msgspec
 import numpy as np
 
-from indexer.analysis import QueryTerms, analyze_query, is_cjk_text
-from indexer.documents import MEMORY_ROLE_PREFIX, id_number
-from indexer.embedders import Embedder
-from indexer.generation import Generation
-from indexer.keyword_store import KeywordHit, StoredDoc
-from indexer.layout import DataDir
-from indexer.vector_store import VectorHit
+from indexer.embedding.embedders import Embedder
+from indexer.stores.documents import MEMORY_ROLE_PREFIX, id_number
+from indexer.stores.generation import Generation
+from indexer.stores.keyword import KeywordHit, StoredDoc
+from indexer.stores.layout import DataDir
+from indexer.stores.vector import VectorHit
+from indexer.text.analysis import QueryTerms, analyze_query, is_cjk_text
 from models import (
     MEMORY_TYPES,
     SEARCH_SCOPES,
@@ -29,12 +29,11 @@ from models import (
     SessionHit,
 )
 from models.hits import MEMORY_RANKS
-
-from .background import Background
-from .fusion import reciprocal_rank_fusion
-from .query_dates import query_dates
-from .relevance import is_memory_id
-from .snippets import make_snippet
+from search.background import Background
+from search.fusion import reciprocal_rank_fusion
+from search.query_dates import query_dates
+from search.relevance import is_memory_id
+from search.snippets import make_snippet
 
 __all__ = ["Searcher"]
 
@@ -71,7 +70,7 @@ MAX_QUERY_CHARS = 2_000
 @dataclass
 class _Candidate:
     """A message or session document some ranking found, known by its key's number
-    (indexer.documents.id_number). A keyword hit tells no more until its stored document is read;
+    (indexer.stores.documents.id_number). A keyword hit tells no more until its stored document is read;
     a vector hit brings the key and ids along."""
 
     number: int

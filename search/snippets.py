@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from indexer.analysis import QueryTerms, match_spans
+from indexer.text.analysis import QueryTerms, match_spans
 
 __all__ = ["make_snippet"]
 

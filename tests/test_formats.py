@@ -13,7 +13,7 @@ import pytest
 from api import RecallService
 from indexer.formats import ImportOptions, NothingToImport, detect_format
 from indexer.formats.common import safe_session_id
-from indexer.sources import RawSession, load_file, read_transcripts
+from indexer.formats.sources import RawSession, load_file, read_transcripts
 from models import InvalidSession, SearchFilters, SearchRequest, check_session_id
 
 from .conftest import DATA, JSONL, SESSIONS, make_service
@@ -348,7 +348,7 @@ def test_a_run_stopped_inside_a_many_session_file_reads_it_again(tmp_path: Path,
                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     from api import Settings
     from indexer import HashEmbedder
-    from indexer.vector_store import VectorIndex
+    from indexer.stores.vector import VectorIndex
 
     service = RecallService(Settings(home=tmp_path / "home", embedder="hash", batch_sessions=1,
                                      lock_wait=2), embedder=HashEmbedder())

@@ -14,9 +14,9 @@ import pytest
 from litestar.testing import TestClient
 
 from api import RecallService
-from api.app import create_app
-from api.mcp_server import build_mcp
-from indexer.ingest import IndexReport
+from api.http.app import create_app
+from api.mcp.server import build_mcp
+from indexer.ingest.ingestor import IndexReport
 
 from .conftest import make_service
 from .hostile.generate import BIG, generate

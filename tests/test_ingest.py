@@ -15,12 +15,13 @@ import pytest
 import tantivy
 
 from api import RecallService, Settings
-from indexer import HashEmbedder, layout
-from indexer.documents import session_text
-from indexer.layout import atomic_write_many
-from indexer.lock import WriterLock
-from indexer.memory_store import MemoryStore
-from indexer.state import State
+from indexer import HashEmbedder
+from indexer.stores import layout
+from indexer.stores.documents import session_text
+from indexer.stores.layout import atomic_write_many
+from indexer.stores.lock import WriterLock
+from indexer.stores.memories import MemoryStore
+from indexer.stores.state import State
 from models import IndexMismatch, NotFound, SearchFilters, SearchRequest, Session, WriterBusy
 
 from .conftest import BAD, JSONL, SESSIONS, make_service
@@ -198,7 +199,7 @@ def test_second_writer_fails_clearly(writable: RecallService) -> None:
 
 def test_interrupted_batch_is_finished_by_next_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     service = make_service(tmp_path / "home")
-    from indexer.vector_store import VectorIndex
+    from indexer.stores.vector import VectorIndex
 
     def crash(self, passages, vectors):  # Tantivy has committed, LanceDB never gets the batch
         raise KeyboardInterrupt
@@ -306,8 +307,8 @@ def test_index_copies_an_index_of_an_older_layout_without_embedding(
     """Schema 3 kept memory documents in the messages' Tantivy index, and schemas 3 and 4 had no
     number columns: an upgrade copies the documents into the new layout and reuses every
     vector."""
-    from indexer.generation import COPYABLE_SCHEMAS
-    from indexer.keyword_store import KeywordIndex
+    from indexer.stores.generation import COPYABLE_SCHEMAS
+    from indexer.stores.keyword import KeywordIndex
 
     service = make_service(tmp_path / "home")
     service.index([SESSIONS])

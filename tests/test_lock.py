@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from indexer.lock import WriterLock
+from indexer.stores.lock import WriterLock
 from models import WriterBusy
 
 

@@ -20,7 +20,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.types import CallToolResult
 
 from api import RecallService
-from api.app import create_app
+from api.http.app import create_app
 
 from .conftest import make_service
 

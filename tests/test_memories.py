@@ -12,9 +12,9 @@ import msgspec
 import pytest
 
 from indexer import HashEmbedder
-from indexer.entities import extract_entities
-from indexer.ingest import normalize
-from indexer.memories import extract_memories
+from indexer.ingest.ingestor import normalize
+from indexer.memories.extract import extract_memories
+from indexer.text.entities import extract_entities
 from models import InvalidInput, Session, parse_session
 from models.memory import MEMORY_TYPES, Memory, memory_id
 
@@ -434,7 +434,7 @@ def test_no_entities_from_secrets_or_ip_addresses() -> None:
 
 def test_a_huge_message_is_read_for_memories_only_up_to_the_indexed_length() -> None:
     # a 20 MB paste used to take minutes here; memories come from what the index reads
-    from indexer.documents import MAX_INDEXED_CHARS
+    from indexer.stores.documents import MAX_INDEXED_CHARS
 
     head = "I prefer green tea in the morning. "
     text = head + "word " * (4 * MAX_INDEXED_CHARS) + ". I prefer black coffee at night."
@@ -448,7 +448,7 @@ def test_a_huge_message_is_read_for_memories_only_up_to_the_indexed_length() -> 
 
 
 def test_batch_extraction_matches_one_by_one_with_one_embedding_call() -> None:
-    from indexer.memories import extract_memories_batch
+    from indexer.memories.extract import extract_memories_batch
 
     calls: list[int] = []
 

@@ -13,8 +13,8 @@ import pytest
 from litestar.testing import TestClient
 
 from api import RecallService
-from api.app import create_app
-from indexer.memory_store import MemoryStore
+from api.http.app import create_app
+from indexer.stores.memories import MemoryStore
 from models import InvalidQuery, SearchFilters, SearchRequest
 
 ROOT = Path(__file__).resolve().parents[1]

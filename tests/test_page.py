@@ -11,8 +11,8 @@ import pytest
 from litestar.testing import TestClient
 
 from api import RecallService, Settings
-from api.app import create_app
-from api.page import WEB
+from api.http.app import create_app
+from api.http.page import WEB
 from indexer import HashEmbedder
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -62,7 +62,7 @@ def test_archive_text_never_becomes_markup() -> None:
 
 def test_every_page_file_ships_in_the_package() -> None:
     config = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))
-    patterns = config["tool"]["setuptools"]["package-data"]["api"]
+    patterns = config["tool"]["setuptools"]["package-data"]["api.http"]
     for path in WEB.iterdir():
         name = f"web/{path.name}"
         assert any(fnmatch.fnmatch(name, p) for p in patterns), f"{name} is not in package-data"

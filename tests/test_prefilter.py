@@ -14,11 +14,11 @@ from re import _parser
 
 import pytest
 
-from indexer import memory_patterns
-from indexer.ingest import normalize
-from indexer.memories import _sentences, extract_memories
-from indexer.prefilter import Prefiltered, fold, required_substrings
-from indexer.sources import RawSession, discover, load_file
+from indexer.formats.sources import RawSession, discover, load_file
+from indexer.ingest.ingestor import normalize
+from indexer.memories import patterns as memory_patterns
+from indexer.memories.extract import _sentences, extract_memories
+from indexer.text.prefilter import Prefiltered, fold, required_substrings
 from models import RecallError
 
 from .conftest import DATA

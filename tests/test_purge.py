@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from api.cli import main
-from indexer.check import check as check_consistency
+from api.cli.commands import main
+from indexer.maintenance.check import check as check_consistency
 from models import SearchFilters, SearchRequest
 from tests.conftest import make_service
 

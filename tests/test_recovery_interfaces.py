@@ -12,7 +12,7 @@ import pytest
 from litestar.testing import TestClient
 
 from api import RecallService
-from api.app import create_app
+from api.http.app import create_app
 from models import InvalidInput, NotFound, recovery_options
 
 ROOT = Path(__file__).resolve().parents[1]

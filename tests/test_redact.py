@@ -1,4 +1,4 @@
-"""Tests for indexer.redact: every kind caught (English and Chinese), no false positives,
+"""Tests for indexer.text.redact: every kind caught (English and Chinese), no false positives,
 idempotence, nested values, and large inputs."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from collections import Counter
 
 import pytest
 
-from indexer.redact import Redaction, find_secrets, redact_text, redact_value
+from indexer.text.redact import Redaction, find_secrets, redact_text, redact_value
 
 # Fabricated secrets only.  They are assembled from pieces so this file holds no literal that
 # secret scanners would flag, and none of them works anywhere.

@@ -15,9 +15,9 @@ import pytest
 from litestar.testing import TestClient
 
 from api import RecallService, Settings
-from api.app import create_app
-from indexer.memory_store import MemoryStore
-from indexer.relevance import RelevanceStore
+from api.http.app import create_app
+from indexer.stores.memories import MemoryStore
+from indexer.stores.relevance import RelevanceStore
 from models import InvalidInput, InvalidQuery, SearchFilters, SearchRequest
 from search.relevance import RelevancePolicy
 

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from api import RecallService, Settings
-from api.cli import main
-from indexer.memory_store import MemoryStore
-from indexer.retention import COMPRESSED_SUMMARY_CHARS
+from api.cli.commands import main
+from indexer.maintenance.retention import COMPRESSED_SUMMARY_CHARS
+from indexer.stores.memories import MemoryStore
 from models import InvalidInput, SearchFilters, SearchRequest
 
 from .test_ingest import agreement

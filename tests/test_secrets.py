@@ -13,9 +13,9 @@ import pytest
 import tantivy
 from litestar.testing import TestClient
 
-from api.app import create_app
-from api.mcp_server import build_mcp
-from indexer.redact import redact_text
+from api.http.app import create_app
+from api.mcp.server import build_mcp
+from indexer.text.redact import redact_text
 from models import SearchRequest
 
 from .conftest import make_service

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from indexer.layout import DataDir
-from indexer.snapshots import SnapshotStore, snapshot_from_memories
+from indexer.stores.layout import DataDir
+from indexer.stores.snapshots import SnapshotStore, snapshot_from_memories
 from models import InvalidQuery, Memory, NotFound, UnsafeSessionId, parse_session, parse_snapshot
 from search.digest import build_digest, period_range
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from indexer.analysis import analyze_query
+from indexer.text.analysis import analyze_query
 from search.snippets import LEAD, _best_window, make_snippet
 
 

@@ -22,8 +22,8 @@ from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
 from api import RecallService
-from api.app import create_app
-from indexer.state import State
+from api.http.app import create_app
+from indexer.stores.state import State
 from models import InvalidInput, NotFound
 from models.todo import period_bounds
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from indexer import vector_store
+from indexer.stores import vector as vector_store
 from models import SearchFilters, SearchRequest
 from tests.conftest import make_service
 
@@ -123,7 +123,7 @@ def test_updates_and_deletes_leave_no_deleted_rows(tmp_path: Path, small_thresho
 
 def test_search_sees_every_write_of_the_same_index(tmp_path: Path) -> None:
     """Search reads a cached Lance dataset per table: each add and delete must drop it."""
-    from indexer.documents import Doc, Passage, doc_key
+    from indexer.stores.documents import Doc, Passage, doc_key
     vectors = vector_store.VectorIndex(tmp_path / "vectors", dim=4)
     query = np.array([1.0, 0.0, 0.0, 0.0], dtype=np.float32)
     assert vectors.search(query, SearchFilters(), 5, "other") == []

@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from api import RecallService
-from indexer.lock import WriterLock
-from indexer.sources import discover
-from indexer.watch import Watcher
+from indexer.formats.sources import discover
+from indexer.ingest.watch import Watcher
+from indexer.stores.lock import WriterLock
 from models import SearchRequest
 
 from .conftest import make_service

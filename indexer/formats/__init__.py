@@ -9,11 +9,16 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from indexer.formats import chatgpt, claude_code, openclaw
+from indexer.formats.common import DEFAULT_TOOL_CHARS, ImportOptions, NothingToImport, Transcript
+from indexer.formats.detect import (
+    OPENCLAW_STORE,
+    detect_format,
+    document_format,
+    is_json_lines,
+    line_format,
+)
 from models import InvalidSession
-
-from . import chatgpt, claude_code, openclaw
-from .common import DEFAULT_TOOL_CHARS, ImportOptions, NothingToImport, Transcript
-from .detect import OPENCLAW_STORE, detect_format, document_format, is_json_lines, line_format
 
 __all__ = [
     "DEFAULT_TOOL_CHARS",

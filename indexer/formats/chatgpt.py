@@ -23,9 +23,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from models import InvalidSession, parse_time
-
-from .common import (
+from indexer.formats.common import (
     ImportOptions,
     NothingToImport,
     Transcript,
@@ -34,6 +32,7 @@ from .common import (
     tool_call_text,
     tool_result_text,
 )
+from models import InvalidSession, parse_time
 
 __all__ = ["CHANNEL", "NAME", "default_paths", "looks_like", "parse", "parse_value"]
 

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from . import chatgpt, claude_code, openclaw
+from indexer.formats import chatgpt, claude_code, openclaw
 
 __all__ = ["OPENCLAW_STORE", "detect_format", "document_format", "is_json_lines", "line_format"]
 

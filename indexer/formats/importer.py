@@ -1,0 +1,125 @@
+"""`recall import FORMAT`: where each format's transcripts usually live, which files to read,
+and a dry run that lists what an import would bring in without writing anything."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from indexer.formats import FORMATS, ImportOptions, NothingToImport
+from indexer.formats.chatgpt import FILE_NAMES as CHATGPT_FILE_NAMES
+from indexer.formats.sources import decode, discover, read_transcripts
+from indexer.ingest.ingestor import Rejection, normalize
+from models import InvalidInput, RecallError
+
+__all__ = ["FORMAT_NAMES", "Preview", "PreviewSession", "candidate_files", "default_paths",
+           "preview"]
+
+FORMAT_NAMES = tuple(FORMATS)
+# ChatGPT exports are unzipped somewhere under Downloads; do not walk all of it
+_CHATGPT_DEPTH = 3
+
+
+def default_paths(fmt: str, home: Path | None = None,
+                  env: Mapping[str, str] | None = None) -> list[Path]:
+    """Where the format's transcripts are kept by default (e.g. ~/.claude/projects)."""
+    module = _module(fmt)
+    return module.default_paths(home or Path.home(), dict(os.environ if env is None else env))
+
+
+def candidate_files(fmt: str, paths: Iterable[Path]) -> list[Path]:
+    """The files under paths that can hold the format; files named directly are always read."""
+    _module(fmt)
+    found: list[Path] = []
+    for path in paths:
+        if path.is_file():
+            found.append(path)
+        elif fmt == "chatgpt":
+            found += _shallow(path, CHATGPT_FILE_NAMES, _CHATGPT_DEPTH)
+        else:
+            found += [p for p in discover([path]) if p.suffix == ".jsonl"]
+    return list(dict.fromkeys(found))
+
+
+@dataclass(frozen=True, slots=True)
+class PreviewSession:
+    file: str
+    session_id: str
+    messages: int
+    date: str
+    last_activity: str | None
+    title: str | None
+    skipped: dict[str, int]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"file": self.file, "session_id": self.session_id, "messages": self.messages,
+                "date": self.date, "last_activity": self.last_activity, "title": self.title,
+                "skipped": self.skipped}
+
+
+@dataclass
+class Preview:
+    """What an import would do: sessions it would read, files it would reject or find empty."""
+
+    format: str
+    files: int = 0
+    sessions: list[PreviewSession] = field(default_factory=list)
+    rejected: list[Rejection] = field(default_factory=list)
+    empty: list[Rejection] = field(default_factory=list)  # readable, nothing to import
+    older: int = 0  # sessions left out by --since
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "format": self.format, "dry_run": True, "files": self.files,
+            "sessions": [s.to_dict() for s in self.sessions],
+            "messages": sum(s.messages for s in self.sessions),
+            "older_than_since": self.older,
+            "empty": [{"path": r.path, "reason": r.reason} for r in self.empty],
+            "rejected": [{"path": r.path, "reason": r.reason} for r in self.rejected],
+        }
+
+
+def preview(fmt: str, files: Sequence[Path], options: ImportOptions, max_bytes: int) -> Preview:
+    """Read every file as an import would (redacted, parsed), and write nothing."""
+    report = Preview(fmt, files=len(files))
+    for path in files:
+        try:
+            transcripts = read_transcripts(path, decode(path.read_bytes(), max_bytes), options)
+            if transcripts is None:
+                raise InvalidInput(f"not a {fmt} transcript")
+            for transcript in transcripts:
+                if not options.keeps(transcript):
+                    report.older += 1
+                    continue
+                session, _, _ = normalize(transcript.record, None)
+                report.sessions.append(PreviewSession(
+                    str(path), session.session_id, len(session.messages), session.date,
+                    transcript.last_activity, session.title, transcript.skipped))
+        except NothingToImport as exc:
+            report.empty.append(Rejection(str(path), exc.detail))
+        except OSError as exc:
+            report.rejected.append(Rejection(str(path), f"cannot read: {exc.strerror}"))
+        except RecallError as exc:
+            report.rejected.append(Rejection(str(path), exc.detail))
+        except (ValueError, TypeError, OverflowError, RecursionError) as exc:
+            report.rejected.append(Rejection(str(path), f"unreadable session: {exc}"))
+    return report
+
+
+def _module(fmt: str) -> Any:
+    if fmt not in FORMATS:
+        raise InvalidInput(f"unknown format {fmt!r}: choose one of {', '.join(FORMAT_NAMES)}")
+    return FORMATS[fmt]
+
+
+def _shallow(root: Path, names: Sequence[str], depth: int) -> list[Path]:
+    found = []
+    base = len(root.parts)
+    for folder, dirs, files in os.walk(root):
+        level = len(Path(folder).parts) - base
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".")) if level < depth else []
+        found += [Path(folder, n) for n in sorted(files) if n in names]
+    return found

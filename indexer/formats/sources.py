@@ -1,0 +1,205 @@
+"""Input files: find them, read them into raw session records, quarantine the bad ones.
+
+Formats recognized by content (formats/detect.py), whatever the file is called:
+- archive JSON: one session object per file (or a list of them);
+- JSONL conversations (one `{role, content, ts}` per line, id from the file name), with an
+  optional `index.json` beside them holding titles and categories;
+- transcripts of Claude Code, OpenClaw and ChatGPT exports (formats/).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from indexer import formats
+from indexer.formats import ImportOptions, NothingToImport, Transcript
+from indexer.text.redact import redact_text
+from models import InvalidSession, PayloadTooLarge
+
+__all__ = ["RawSession", "RawSnapshot", "decode", "discover", "file_hash", "load_file", "quarantine",
+           "read_transcripts"]
+
+log = logging.getLogger(__name__)
+
+SUFFIXES = (".json", ".jsonl")
+METADATA_NAMES = {"index.json"}
+
+
+@dataclass(frozen=True, slots=True)
+class RawSession:
+    record: dict[str, Any]
+    fallback_id: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class RawSnapshot:
+    """A conversation-recovery snapshot (intents, facts, tasks), kept beside the archive."""
+
+    record: dict[str, Any]
+
+
+def _is_snapshot(item: Any) -> bool:
+    return isinstance(item, dict) and "messages" not in item and "sessionId" in item and any(
+        key in item for key in ("intents", "facts", "tasks"))
+
+
+def discover(paths: Iterable[Path]) -> Iterator[Path]:
+    """Files to ingest under the given files and folders, in a stable order.
+
+    Symlinks that point outside the folder being walked are not followed."""
+    for path in paths:
+        if path.is_file():
+            yield path
+            continue
+        if not path.is_dir():
+            continue
+        root = path.resolve()
+        for folder, dirs, files in os.walk(path):
+            dirs[:] = sorted(d for d in dirs if not d.startswith(".")
+                             and _inside(Path(folder, d), root))
+            for name in sorted(files):
+                candidate = Path(folder, name)
+                if name.endswith(SUFFIXES) and not name.startswith(".") and \
+                        name not in METADATA_NAMES and _inside(candidate, root):
+                    yield candidate
+
+
+def _inside(path: Path, root: Path) -> bool:
+    return path.resolve().is_relative_to(root)
+
+
+def file_hash(data: bytes, options: ImportOptions | None = None) -> str:
+    """The content hash of a file; import options that change what is read from it are mixed in."""
+    digest = hashlib.sha256(data)
+    if options is not None and options.fingerprint():
+        digest.update(b"\x00" + options.fingerprint().encode())
+    return digest.hexdigest()
+
+
+def decode(data: bytes, max_bytes: int) -> str:
+    """The text of an input file; raises PayloadTooLarge / InvalidSession with the reason."""
+    if len(data) > max_bytes:
+        raise PayloadTooLarge(f"file is {len(data) / 1e6:.1f} MB, over the {max_bytes / 1e6:.0f} MB limit")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise InvalidSession(f"not valid UTF-8 (byte {exc.start})") from None
+    if "\x00" in text:
+        raise InvalidSession("file contains NUL bytes")
+    return text
+
+
+def read_transcripts(path: Path, text: str, options: ImportOptions) -> list[Transcript] | None:
+    """The sessions of a Claude Code, OpenClaw or ChatGPT file, before --since is applied; None
+    for the archive's own formats. Raises NothingToImport for a file without conversation."""
+    lines = formats.is_json_lines(path, text)
+    return _transcripts(path, text, lines, None if lines else _json(text), options)
+
+
+def _transcripts(path: Path, text: str, lines: bool, value: Any,
+                 options: ImportOptions) -> list[Transcript] | None:
+    if lines:
+        fmt = options.format or formats.line_format(text)
+        return formats.read_lines(fmt, path, text, options) if fmt else None
+    fmt = options.format or formats.document_format(value)
+    return formats.read_document(fmt, path, value, options) if fmt else None
+
+
+def load_file(path: Path, data: bytes, max_bytes: int,
+              options: ImportOptions | None = None) -> list[RawSession | RawSnapshot]:
+    """Decode one input file; raises InvalidSession / PayloadTooLarge with the reason."""
+    text = decode(data, max_bytes)
+    options = options or ImportOptions()
+    lines = formats.is_json_lines(path, text)
+    value = None if lines else _json(text)
+    try:
+        transcripts = _transcripts(path, text, lines, value, options)
+    except NothingToImport as exc:
+        log.info("nothing to import from %s: %s", path, exc.detail)
+        return []
+    if transcripts is not None:
+        kept = [t for t in transcripts if options.keeps(t)]
+        for t in kept:
+            if t.skipped:  # counts only, never content
+                log.info("%s: %s left out %s", path, t.record["sessionId"],
+                         ", ".join(f"{n}× {reason}" for reason, n in t.skipped.items()))
+        return [RawSession(t.record, None) for t in kept]
+    if lines:
+        return [_jsonl_conversation(path, text)]
+    items = value if isinstance(value, list) else [value]
+    if items and all(_is_snapshot(item) for item in items):
+        return [RawSnapshot(item) for item in items]
+    if not items or not all(isinstance(item, dict) and "messages" in item for item in items):
+        raise InvalidSession("not an archived session: expected an object with a 'messages' list")
+    fallback = path.stem if len(items) == 1 else None
+    return [RawSession(item, fallback) for item in items]
+
+
+def _json(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InvalidSession(f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
+    except RecursionError:
+        raise InvalidSession("JSON is nested too deeply") from None
+
+
+def _jsonl_conversation(path: Path, text: str) -> RawSession:
+    messages, bad_lines = [], []
+    # newlines only: JSON strings may hold U+2028 and others that str.splitlines() splits on
+    lines = text.split("\n")
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            item = json.loads(line)
+        except (json.JSONDecodeError, RecursionError):
+            bad_lines.append(number)
+            continue
+        if isinstance(item, dict) and ("content" in item or "text" in item):
+            messages.append(item)
+        else:
+            bad_lines.append(number)
+    if not messages:
+        where = f" (unreadable lines: {bad_lines[:5]})" if bad_lines else ""
+        raise InvalidSession(f"no conversation messages found in JSON lines{where}")
+    # a torn last line is what a crash during append leaves; anything else is damage
+    last = max((n for n, line in enumerate(lines, start=1) if line.strip()), default=0)
+    if any(n != last for n in bad_lines):
+        raise InvalidSession(f"unreadable JSON lines: {bad_lines[:5]}")
+    record: dict[str, Any] = {"sessionId": path.stem, "messages": messages, "channel": "jsonl"}
+    meta = _conversation_index(path.parent).get(path.stem, {})
+    if isinstance(meta.get("title"), str):
+        record["title"] = meta["title"]
+    return RawSession(record, path.stem)
+
+
+def _conversation_index(folder: Path) -> dict[str, dict[str, Any]]:
+    try:
+        value = json.loads((folder / "index.json").read_text("utf-8"))
+    except (OSError, ValueError):
+        return {}
+    entries = value.get("conversations", value) if isinstance(value, dict) else value
+    if isinstance(entries, dict):
+        entries = [dict(v, id=k) for k, v in entries.items() if isinstance(v, dict)]
+    if not isinstance(entries, list):
+        return {}
+    return {str(e["id"]): e for e in entries if isinstance(e, dict) and "id" in e}
+
+
+def quarantine(folder: Path, path: Path, data: bytes, reason: str) -> Path:
+    """Keep a redacted copy of a rejected file and why, named by content so reruns do not pile up."""
+    folder.mkdir(parents=True, exist_ok=True)
+    safe_name = "".join(c if c.isalnum() or c in "-_." else "_" for c in path.name)[:80]
+    target = folder / f"{file_hash(data)[:12]}-{safe_name}"
+    text, _ = redact_text(data.decode("utf-8", errors="surrogateescape"))
+    target.write_bytes(text.encode("utf-8", errors="surrogateescape"))
+    target.with_name(target.name + ".reason.txt").write_text(f"{path}\n{reason}\n", "utf-8")
+    return target

@@ -1,0 +1,1 @@
+"""The write path: prepare, archive and index sessions crash-safely; watch folders."""

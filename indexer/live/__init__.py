@@ -1,0 +1,1 @@
+"""Live sessions: messages appended as a conversation happens, summaries on archive."""

@@ -1,0 +1,1 @@
+"""Maintenance jobs: consistency check, cleanup, retention tiers, purge."""

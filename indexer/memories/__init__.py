@@ -1,0 +1,1 @@
+"""Memories drawn from sessions: rule-based extraction, its patterns, LLM refinement."""

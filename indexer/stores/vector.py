@@ -1,0 +1,355 @@
+"""The vector side: LanceDB tables of passage embeddings with the metadata filters need.
+
+Passages live in four tables, one per kind (messages, memories) and language (cjk, other).
+Every search names its kind and language, so the common search (messages, one language, no
+filter) is a bare ANN lookup: no prefilter mask, whose cost grows with the table
+(docs/performance.md)."""
+
+from __future__ import annotations
+
+import heapq
+import json
+import logging
+import math
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from datetime import timedelta
+from pathlib import Path
+
+import lance
+import lancedb
+import numpy as np
+import pyarrow as pa
+from lancedb.index import Bitmap, BTree, IvfHnswSq, IvfPq
+from lancedb.table import Table
+
+from indexer.stores.documents import MEMORY_ROLE_PREFIX, Passage, day_number, split_key
+from indexer.text.analysis import is_cjk_text
+from models import SearchFilters
+
+__all__ = ["LANGS", "VectorHit", "VectorIndex"]
+
+log = logging.getLogger(__name__)
+
+KINDS = ("messages", "memories")
+LANGS = ("cjk", "other")
+# A flat scan costs ~2 ms per 1k rows on one core, and hybrid search runs two (one per
+# language): past this size an ANN index pays (docs/performance.md).
+ANN_MIN_ROWS = 10_000
+# Two ANN index types, by table size (docs/performance.md, "Latest round"):
+# - IVF_HNSW_SQ (one partition, m=16, ef_construction=100) below PQ_MIN_ROWS: builds in seconds
+#   and searches a 112k-row table in ~5 ms, but keeps its graph and 8-bit codes in memory,
+#   ~800 bytes a row (+911 MB for 1.1M rows).
+# - IVF_PQ from PQ_MIN_ROWS: ~sqrt(rows) partitions of product-quantized vectors (one byte per 8
+#   dimensions), NPROBES partitions searched. On 1.1M rows: 10.6 vs 8.0 ms a search, better
+#   recall (0.89 vs 0.82 on hash vectors; 0.977 vs 0.974 on e5 vectors) and +85 vs +911 MB of
+#   resident memory; on small tables slower to train (~20 s even at 10k rows) and to search.
+PQ_MIN_ROWS = 250_000
+ANN_M = 16
+ANN_EF_CONSTRUCTION = 100
+DIMS_PER_SUB_VECTOR = 8
+NPROBES = 64
+# Each search re-scores REFINE_FACTOR x limit of the index's nearest with the stored vectors: the
+# index returns quantized distances, and the searcher compares similarities with a per-query
+# floor. Twice the 50 hits search asks for keeps the recall of re-scoring 100 (e5 vectors, IVF_PQ
+# probed like a 1.1M-row table: recall@10 0.947 with 1x, docs/performance.md) for ~0.5 ms a
+# search at 100k sessions, less than asking for 100 hits.
+REFINE_FACTOR = 2
+VECTOR_INDEX = "vector_idx"
+# New rows are folded into the existing partitions by optimize(); once a table has grown this
+# much since its partitions were trained, they are trained again from all rows.
+ANN_REBUILD_GROWTH = 2.0
+# Scalar indexes for the filters a user may set (role, day, channel) and for deletes by session.
+SCALAR_INDEXES = {"role": Bitmap, "channel": Bitmap, "day": BTree, "session_id": BTree}
+# Lance answers every ANN query on a table with deleted rows through a mask of its live rows,
+# built per query at a cost that grows with the table (one deleted session: 5.9 -> 7.6 ms at
+# 200k rows, benchmarks/deleted_rows.py; 10 -> 49 ms at 1.1M). So every write ends by rewriting the fragments that hold deleted
+# rows, and fragments stay this small so that rewrite touches only what an update hit.
+FRAGMENT_ROWS = 131_072
+# Small fragments (one per write) are merged once there are this many, not on every write: a
+# merge rewrites them all, and a table with a few extra fragments searches as fast.
+MERGE_SMALL_FRAGMENTS = 8
+# tidy() drops versions older than this: a reader that checked out a version just before
+# (the searcher checks out the latest on every query) keeps its files for a while.
+VERSION_GRACE = timedelta(minutes=2)
+ANN_STATE = "ann.json"
+
+
+@dataclass(frozen=True, slots=True)
+class VectorHit:
+    key: str  # the document key (session + message)
+    session_id: str
+    message_id: str | None
+    similarity: float  # cosine
+
+
+def _schema(dim: int) -> pa.Schema:
+    return pa.schema([
+        pa.field("passage_id", pa.string()),
+        pa.field("key", pa.string()),
+        pa.field("session_id", pa.string()),
+        pa.field("message_id", pa.string()),
+        pa.field("role", pa.string()),
+        pa.field("channel", pa.string()),
+        # "|alice|bob|": a LIKE filter on a plain string is simple and fast in Lance
+        pa.field("participants", pa.string()),
+        pa.field("day", pa.int32()),
+        pa.field("vector", pa.list_(pa.float32(), dim)),
+    ])
+
+
+def _sql_string(value: str) -> str:
+    return "'" + value.replace("'", "''") + "'"
+
+
+def table_name(kind: str, lang: str) -> str:
+    return f"{kind}_{lang}"
+
+
+def _part(passage: Passage) -> str:
+    # multilingual models prefer same-language text, so search ranks each language on its own
+    # and fusion gives both a fair place
+    kind = "memories" if passage.doc.role.startswith(MEMORY_ROLE_PREFIX) else "messages"
+    return table_name(kind, "cjk" if is_cjk_text(passage.text) else "other")
+
+
+def ann_config(rows: int, dim: int, *, pq: bool | None = None) -> IvfHnswSq | IvfPq:
+    """The ANN index of a table of `rows` vectors of `dim` dimensions (pq: force the type)."""
+    if not (rows >= PQ_MIN_ROWS if pq is None else pq):
+        return IvfHnswSq(distance_type="cosine", num_partitions=1, m=ANN_M,
+                         ef_construction=ANN_EF_CONSTRUCTION)
+    sub_vectors = next(n for n in range(max(1, dim // DIMS_PER_SUB_VECTOR), 0, -1) if dim % n == 0)
+    return IvfPq(distance_type="cosine", num_partitions=max(1, math.isqrt(rows)),
+                 num_sub_vectors=sub_vectors)
+
+
+def _tidy(table: Table) -> None:
+    """Rewrite every fragment holding deleted rows, merge small fragments once there are a few,
+    fold new rows into the indexes, and drop versions past the grace period. (LanceDB's own
+    optimize() leaves deletions below 10% of a fragment, and rewrites a growing fragment on
+    every small append.)"""
+    dataset = table.to_lance()
+    fragments = [fragment.metadata for fragment in dataset.get_fragments()]
+    small = sum(1 for fragment in fragments if fragment.num_rows < FRAGMENT_ROWS)
+    if small >= MERGE_SMALL_FRAGMENTS or any(fragment.num_deletions for fragment in fragments):
+        dataset.optimize.compact_files(target_rows_per_fragment=FRAGMENT_ROWS,
+                                       materialize_deletions=True,
+                                       materialize_deletions_threshold=0.0)
+    if dataset.describe_indices():
+        dataset.optimize.optimize_indices()
+    dataset.cleanup_old_versions(older_than=VERSION_GRACE)
+    table.checkout_latest()
+
+
+def deleted_rows(table: Table) -> int:
+    """Rows deleted but still in the table's data files."""
+    return sum(fragment.metadata.num_deletions for fragment in table.to_lance().get_fragments())
+
+
+class VectorIndex:
+    def __init__(self, path: Path, dim: int) -> None:
+        self.dim = dim
+        self.path = path
+        self.db = lancedb.connect(str(path))
+        existing = set(self.db.list_tables().tables)
+        self.tables: dict[str, Table] = {}
+        self._datasets: dict[str, lance.LanceDataset] = {}  # for search, see _dataset()
+        for kind in KINDS:
+            for lang in LANGS:
+                name = table_name(kind, lang)
+                self.tables[name] = (self.db.open_table(name) if name in existing
+                                     else self.db.create_table(name, schema=_schema(dim)))
+
+    def refresh(self) -> None:
+        for table in self.tables.values():
+            table.checkout_latest()
+        self._datasets.clear()
+
+    def _dataset(self, name: str) -> lance.LanceDataset:
+        """The table as a Lance dataset, which search queries directly: LanceDB's own query
+        layer added ~3 ms to every search of a 1.1M-row table (docs/performance.md). Opened once
+        (~2 ms), dropped by refresh() and by every write here."""
+        dataset = self._datasets.get(name)
+        if dataset is None:
+            dataset = self._datasets[name] = self.tables[name].to_lance()
+        return dataset
+
+    def count(self) -> int:
+        return sum(table.count_rows() for table in self.tables.values())
+
+    def delete_sessions(self, session_ids: Sequence[str]) -> None:
+        self._datasets.clear()
+        for start in range(0, len(session_ids), 500):
+            where = f"session_id IN ({', '.join(map(_sql_string, session_ids[start:start + 500]))})"
+            for table in self.tables.values():
+                table.delete(where)
+
+    def delete_keys(self, keys: Sequence[str], kinds: Sequence[str] = KINDS) -> None:
+        """Delete every passage of these documents (pruned memories) from the tables of kinds."""
+        self._datasets.clear()
+        for start in range(0, len(keys), 500):
+            where = f"key IN ({', '.join(map(_sql_string, keys[start:start + 500]))})"
+            for kind in kinds:
+                for lang in LANGS:
+                    self.tables[table_name(kind, lang)].delete(where)
+
+    def add(self, passages: Sequence[Passage], vectors: np.ndarray) -> None:
+        self._datasets.clear()
+        vectors = np.ascontiguousarray(vectors, dtype=np.float32)
+        parts: dict[str, list[int]] = {}
+        for row, passage in enumerate(passages):
+            parts.setdefault(_part(passage), []).append(row)
+        for name, rows in parts.items():
+            self.tables[name].add(self._batch([passages[i] for i in rows], vectors[rows]))
+
+    def _batch(self, passages: Sequence[Passage], vectors: np.ndarray) -> pa.Table:
+        docs = [p.doc for p in passages]
+        return pa.table(
+            {
+                "passage_id": [p.passage_id for p in passages],
+                "key": [d.key for d in docs],
+                "session_id": [d.session_id for d in docs],
+                "message_id": [d.message_id or "" for d in docs],
+                "role": [d.role for d in docs],
+                "channel": [d.channel for d in docs],
+                "participants": ["|" + "|".join(d.participants) + "|" for d in docs],
+                "day": pa.array([d.day for d in docs], pa.int32()),
+                "vector": pa.FixedSizeListArray.from_arrays(pa.array(vectors.ravel()), self.dim),
+            },
+            schema=_schema(self.dim),
+        )
+
+    def optimize(self) -> None:
+        """Compact fragments, drop old versions, and keep the ANN and scalar indexes covering
+        each table: built once it is large enough, new rows folded in, retrained when it has
+        grown."""
+        self._datasets.clear()
+        built = self._ann_state()
+        for name, table in self.tables.items():
+            rows = table.count_rows()
+            if rows >= ANN_MIN_ROWS and (name not in built or rows >= ANN_REBUILD_GROWTH * built[name]):
+                self._build_indexes(name)
+            else:
+                _tidy(table)
+
+    def compact(self) -> None:
+        """Merge small fragments and drop old versions only: for the middle of a long ingest,
+        where building the ANN index now would be thrown away by the next build."""
+        self._datasets.clear()
+        for table in self.tables.values():
+            _tidy(table)
+
+    def build_indexes(self) -> None:
+        """(Re)train the ANN index of every table large enough for one."""
+        self._datasets.clear()
+        for name, table in self.tables.items():
+            if table.count_rows() >= ANN_MIN_ROWS:
+                self._build_indexes(name)
+
+    def _build_indexes(self, name: str) -> None:
+        table = self.tables[name]
+        rows = table.count_rows()
+        _tidy(table)  # compact first: fewer, larger files
+        existing = {index.name for index in table.list_indices()}
+        for column, kind in SCALAR_INDEXES.items():
+            if f"{column}_idx" not in existing:
+                table.create_index(column, config=kind(), name=f"{column}_idx")
+        config = ann_config(rows, self.dim)
+        # with a config, the first argument names the column (LanceDB's unified index API)
+        table.create_index("vector", config=config, name=VECTOR_INDEX, replace=True)
+        state = self._ann_state() | {name: rows}
+        (self.path / ANN_STATE).write_text(json.dumps({"built_rows": state}))
+        log.info("built %s over %d vectors of %s", type(config).__name__, rows, name)
+
+    def index_status(self) -> dict[str, dict[str, int | None]]:
+        """Per table: its rows, rows covered by its ANN index, rows searched flat, and the rows
+        it had when the index was trained."""
+        built = self._ann_state()
+        out = {}
+        for name, table in self.tables.items():
+            rows = table.count_rows()
+            stats = None
+            if any(index.name == VECTOR_INDEX for index in table.list_indices()):
+                stats = table.index_stats(VECTOR_INDEX)
+            out[name] = {"rows": rows, "built_rows": built.get(name),
+                         "indexed": stats.num_indexed_rows if stats else 0,
+                         "unindexed": stats.num_unindexed_rows if stats else rows}
+        return out
+
+    def _ann_state(self) -> dict[str, int]:
+        try:
+            built = json.loads((self.path / ANN_STATE).read_text())["built_rows"]
+            return {str(name): int(rows) for name, rows in built.items()}
+        except (FileNotFoundError, ValueError, KeyError, AttributeError):
+            return {}
+
+    def rows(self, columns: Sequence[str], kinds: Sequence[str] = KINDS) -> Iterator[pa.Table]:
+        """Every row of the tables of these kinds, with these columns."""
+        for kind in kinds:
+            for lang in LANGS:
+                table = self.tables[table_name(kind, lang)]
+                count = table.count_rows()
+                if count:
+                    yield table.search().select(list(columns)).limit(count).to_arrow()
+
+    def session_counts(self) -> dict[str, int]:
+        """Distinct message documents per session (session and memory documents are not counted)."""
+        counts: dict[str, set[str]] = {}
+        for data in self.rows(["session_id", "message_id"], kinds=["messages"]):
+            for session_id, message_id in zip(data["session_id"].to_pylist(),
+                                               data["message_id"].to_pylist(), strict=True):
+                bucket = counts.setdefault(session_id, set())
+                if message_id:
+                    bucket.add(message_id)
+        return {sid: len(ids) for sid, ids in counts.items()}
+
+    def search(self, vector: np.ndarray, filters: SearchFilters, limit: int,
+               lang: str | None = None) -> list[VectorHit]:
+        """The `limit` passages nearest the vector under the filters, in the filters' scope and in
+        one language (both when lang is None)."""
+        kinds = {"messages": ["messages"], "memories": ["memories"]}.get(filters.scope, KINDS)
+        names = [table_name(kind, one) for kind in kinds for one in ([lang] if lang else LANGS)]
+        where = self._where(filters)
+        found = [hit for name in names for hit in self._search_table(name, vector, where, limit)]
+        return found if len(names) == 1 else heapq.nlargest(limit, found, key=lambda h: h.similarity)
+
+    def _search_table(self, name: str, vector: np.ndarray, where: str,
+                      limit: int) -> list[VectorHit]:
+        # A flat scan ignores nprobes and refine_factor. Only the key is read: every column read
+        # costs ~1.5 ms per 100 hits, and the key holds the session and message ids.
+        nearest = {"column": "vector", "q": vector.astype(np.float32), "k": limit,
+                   "metric": "cosine", "nprobes": NPROBES, "refine_factor": REFINE_FACTOR}
+        result = self._dataset(name).to_table(
+            columns=["key", "_distance"], nearest=nearest, filter=where or None,
+            prefilter=bool(where), disable_scoring_autoprojection=True)
+        hits = []
+        for key, distance in zip(result["key"].to_pylist(), result["_distance"].to_pylist(),
+                                 strict=True):
+            session_id, message_id = split_key(key)
+            hits.append(VectorHit(key, session_id, message_id, 1.0 - float(distance)))
+        return hits
+
+    @staticmethod
+    def _where(filters: SearchFilters) -> str:
+        """The filters as a Lance SQL predicate (scope and language choose the tables)."""
+        clauses: list[str] = []
+        if filters.since:
+            clauses.append(f"day >= {day_number(filters.since)}")
+        if filters.until:
+            clauses.append(f"day <= {day_number(filters.until)}")
+        if filters.date_ranges:
+            clauses.append("(" + " OR ".join(
+                f"(day >= {day_number(low)} AND day <= {day_number(high)})"
+                for low, high in filters.date_ranges) + ")")
+        if filters.channel:
+            clauses.append(f"channel = {_sql_string(filters.channel.lower())}")
+        if filters.role:
+            clauses.append(f"role = {_sql_string(filters.role.lower())}")
+        if filters.session:
+            clauses.append(f"session_id = {_sql_string(filters.session)}")
+        if filters.participant:
+            pattern = "%|" + filters.participant.lower().replace("|", "") + "|%"
+            clauses.append(f"participants LIKE {_sql_string(pattern)}")
+        if filters.scope == "memories" and filters.memory_type:
+            clauses.append(f"role = {_sql_string(MEMORY_ROLE_PREFIX + filters.memory_type)}")
+        return " AND ".join(clauses)

@@ -1,0 +1,1 @@
+"""Text analysis for both indexes, secret redaction, entities and literal prefilters."""
