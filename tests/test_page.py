@@ -18,6 +18,11 @@ from indexer import HashEmbedder
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def page_scripts() -> str:
+    """The text of every script of the page: app.js and the modules it imports."""
+    return "\n".join(path.read_text("utf-8") for path in sorted(WEB.glob("*.js")))
+
+
 @pytest.fixture(scope="module")
 def locked_client(built_home: Path):
     service = RecallService(Settings(home=built_home, embedder="hash", api_token="page-token"),
@@ -54,7 +59,7 @@ def test_page_loads_nothing_from_elsewhere() -> None:
 
 
 def test_archive_text_never_becomes_markup() -> None:
-    script = (WEB / "app.js").read_text("utf-8")
+    script = page_scripts()
     for sink in ("innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "eval(",
                  "new Function"):
         assert sink not in script, sink
@@ -69,13 +74,12 @@ def test_every_page_file_ships_in_the_package() -> None:
 
 
 def test_both_languages_have_every_string() -> None:
-    script = (WEB / "app.js").read_text("utf-8")
-    tables = re.split(r'^  "zh-CN": \{$', script, flags=re.MULTILINE)
+    tables = re.split(r'^  "zh-CN": \{$', (WEB / "strings.js").read_text("utf-8"), flags=re.MULTILINE)
     assert len(tables) == 2
     english = set(re.findall(r'^    "([\w.]+)":', tables[0], flags=re.MULTILINE))
     chinese = set(re.findall(r'^    "([\w.]+)":', tables[1].split("\n};")[0], flags=re.MULTILINE))
     # ".one" forms exist only where a language has a singular
     assert {k for k in english if not k.endswith(".one")} == chinese
-    used = set(re.findall(r'\bt\("([\w.]+)"', script)) | set(re.findall(r'data-i18n[\w-]*="([\w.]+)"',
-                                                                           (WEB / "index.html").read_text("utf-8")))
+    used = set(re.findall(r'\bt\("([\w.]+)"', page_scripts())) | set(
+        re.findall(r'data-i18n[\w-]*="([\w.]+)"', (WEB / "index.html").read_text("utf-8")))
     assert used <= english, used - english
