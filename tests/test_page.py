@@ -16,6 +16,9 @@ from api.page import WEB
 from indexer import HashEmbedder
 
 ROOT = Path(__file__).resolve().parents[1]
+# `import ... from "./x.js"` (or `export ... from`, or a bare `import "./x.js"`) in a page module
+IMPORT = re.compile(r'^(?:import\s[^;]*?\sfrom\s*|export\s+(?:\*|\{[^}]*\})\s*from\s*|import\s*)"([^"]+)"',
+                    re.MULTILINE)
 
 
 def page_scripts() -> str:
@@ -47,6 +50,25 @@ def test_page_and_assets_need_no_token_but_data_does(locked_client: TestClient) 
     assert locked_client.get("/schema/openapi.json").status_code == 401
     schema = locked_client.get("/schema/openapi.json", headers={"Authorization": "Bearer page-token"})
     assert "/" not in schema.json()["paths"]  # not an API route
+
+
+def test_every_module_the_page_imports_is_served(locked_client: TestClient) -> None:
+    served, waiting = set(), ["app.js"]
+    while waiting:
+        name = waiting.pop()
+        if name in served:
+            continue
+        served.add(name)
+        module = locked_client.get(f"/static/{name}")
+        assert module.status_code == 200, name
+        # a module script with any other type is refused by the browser
+        kind = module.headers["content-type"]
+        assert kind.startswith(("text/javascript", "application/javascript")), (name, kind)
+        for target in IMPORT.findall(module.text):
+            # relative and flat: resolves under /static/, and the package's web/*.js ships it
+            assert re.fullmatch(r"\./[\w-]+\.js", target), (name, target)
+            waiting.append(target.removeprefix("./"))
+    assert served == {path.name for path in WEB.glob("*.js")}  # no script left out of the page
 
 
 def test_page_loads_nothing_from_elsewhere() -> None:
