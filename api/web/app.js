@@ -5,63 +5,9 @@
 
 import { api, errorBox } from "./api.js";
 import { $, el, fill, setStatus } from "./dom.js";
+import { FILTERS, PAGE, PERIODS, navigate, open, readState, searchState, setRender, urlFor } from "./router.js";
 import { count, t, translatePage } from "./strings.js";
 import { fixed, highlighted, markTerms, roleName, shortTime, termsOf } from "./text.js";
-
-// ---------------------------------------------------------------- state in the URL
-
-const PAGE = 10;
-const MODES = ["hybrid", "keyword", "vector"];
-const PERIODS = ["day", "week", "month"];
-const FILTERS = ["since", "until", "channel", "participant"];
-
-function readState() {
-  const params = new URLSearchParams(location.search);
-  const get = (name) => params.get(name) || "";
-  const limit = Number.parseInt(get("limit"), 10);
-  return {
-    view: get("session") ? "session" : get("view") === "digest" ? "digest" : "search",
-    q: get("q"),
-    mode: MODES.includes(get("mode")) ? get("mode") : "hybrid",
-    since: get("since"), until: get("until"), channel: get("channel"), participant: get("participant"),
-    limit: Number.isFinite(limit) ? Math.min(Math.max(limit, PAGE), 500) : PAGE,
-    session: get("session"), msg: get("msg"),
-    period: PERIODS.includes(get("period")) ? get("period") : "week",
-    date: get("date"),
-  };
-}
-
-// Only what differs from the defaults goes into the URL, so links stay short and readable
-function urlFor(state) {
-  const params = new URLSearchParams();
-  const put = (name, value) => { if (value) params.set(name, value); };
-  if (state.view === "digest") {
-    params.set("view", "digest");
-    if (state.period !== "week") put("period", state.period);
-    put("date", state.date);
-  } else {
-    if (state.view === "session") put("session", state.session);
-    if (state.view === "session") put("msg", state.msg);
-    put("q", state.q);
-    if (state.mode !== "hybrid") put("mode", state.mode);
-    for (const name of FILTERS) put(name, state[name]);
-    if (state.view === "search" && state.limit > PAGE) put("limit", state.limit);
-  }
-  const query = params.toString();
-  return query ? `/?${query}` : "/";
-}
-
-function searchState(state) {
-  return { ...state, view: "search", session: "", msg: "" };
-}
-
-function navigate(state, { replace = false } = {}) {
-  const url = urlFor(state);
-  if (url !== location.pathname + location.search) {
-    history[replace ? "replaceState" : "pushState"](null, "", url);
-  }
-  render();
-}
 
 // ---------------------------------------------------------------- rendering
 
@@ -524,11 +470,6 @@ async function fillFilters() {
 
 // ---------------------------------------------------------------- wiring
 
-function open(href) {
-  history.pushState(null, "", href);
-  render();
-}
-
 function wire() {
   const q = $("#q");
   let typing = 0;
@@ -614,6 +555,7 @@ function onKey(event) {
 }
 
 translatePage();
+setRender(render);
 wire();
 render();
 fillFilters();
