@@ -5,6 +5,8 @@
 
 import { api, errorBox } from "./api.js";
 import { $, el, fill, setStatus } from "./dom.js";
+import { fillFilters, loadFacets } from "./facets.js";
+import { onKey } from "./keys.js";
 import { FILTERS, PAGE, PERIODS, navigate, open, readState, searchState, setRender, urlFor } from "./router.js";
 import { count, t, translatePage } from "./strings.js";
 import { fixed, highlighted, markTerms, roleName, shortTime, termsOf } from "./text.js";
@@ -441,33 +443,6 @@ async function renderDigest(state) {
       })))));
 }
 
-// -------- filter values
-
-let facetsPromise = null;
-
-function loadFacets() {
-  facetsPromise ??= api("/v1/facets").catch(() => { facetsPromise = null; return null; });
-  return facetsPromise;
-}
-
-async function fillFilters() {
-  const facets = await loadFacets();
-  if (!facets) return;
-  const form = $("#filters");
-  for (const [name, values] of [["channel", facets.channels], ["participant", facets.participants]]) {
-    const select = form.elements[name];
-    const chosen = select.value;
-    fill(select, el("option", { value: "" }, t("filter.any")),
-      ...values.map((v) => el("option", { value: v.name }, `${v.name} (${v.sessions})`)));
-    if (chosen && !values.some((v) => v.name === chosen)) select.append(el("option", { value: chosen }, chosen));
-    select.value = chosen;
-  }
-  for (const name of ["since", "until"]) {
-    form.elements[name].min = facets.first_date || "";
-    form.elements[name].max = facets.last_date || "";
-  }
-}
-
 // ---------------------------------------------------------------- wiring
 
 function wire() {
@@ -514,44 +489,6 @@ function wire() {
   });
   document.addEventListener("keydown", onKey);
   window.addEventListener("popstate", render);
-}
-
-function onKey(event) {
-  if ($("#token-dialog").open || event.ctrlKey || event.metaKey || event.altKey) return;
-  const target = event.target;
-  const typing = target.closest?.("input, textarea, select, [contenteditable]");
-  const q = $("#q");
-  if (event.key === "/" && !typing) {
-    event.preventDefault();
-    q.focus();
-    q.select();
-    return;
-  }
-  const state = readState();
-  if (event.key === "Escape") {
-    if (state.view === "session" && (!typing || target === q)) navigate(searchState(state));
-    else if (target === q) q.blur();
-    return;
-  }
-  const item = target.closest?.(".nav-item");
-  if (event.key === "Enter" && item?.dataset.href && target === item) {
-    event.preventDefault();
-    open(item.dataset.href);
-    return;
-  }
-  if (event.key !== "ArrowDown" && event.key !== "ArrowUp") return;
-  if (!(target === q || item)) return; // elsewhere the arrows scroll, as usual
-  const view = $(`#view-${state.view}`);
-  const items = [...view.querySelectorAll(".nav-item")];
-  if (!items.length) return;
-  event.preventDefault();
-  const at = item ? items.indexOf(item) : -1;
-  const next = event.key === "ArrowDown" ? Math.min(at + 1, items.length - 1) : at - 1;
-  if (next < 0) q.focus();
-  else {
-    items[next].focus();
-    items[next].scrollIntoView({ block: "nearest" });
-  }
 }
 
 translatePage();
