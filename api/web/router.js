@@ -13,6 +13,12 @@ export function setRender(fn) {
   render = fn;
 }
 
+export let renderSeq = 0; // a view's answer that arrives after another render started is dropped
+
+export function nextRender() {
+  return ++renderSeq;
+}
+
 export function readState() {
   const params = new URLSearchParams(location.search);
   const get = (name) => params.get(name) || "";
