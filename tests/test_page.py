@@ -16,6 +16,14 @@ from api.http.page import WEB
 from indexer import HashEmbedder
 
 ROOT = Path(__file__).resolve().parents[1]
+# `import ... from "./x.js"` (or `export ... from`, or a bare `import "./x.js"`) in a page module
+IMPORT = re.compile(r'^(?:import\s[^;]*?\sfrom\s*|export\s+(?:\*|\{[^}]*\})\s*from\s*|import\s*)"([^"]+)"',
+                    re.MULTILINE)
+
+
+def page_scripts() -> str:
+    """The text of every script of the page: app.js and the modules it imports."""
+    return "\n".join(path.read_text("utf-8") for path in sorted(WEB.glob("*.js")))
 
 
 @pytest.fixture(scope="module")
@@ -44,6 +52,25 @@ def test_page_and_assets_need_no_token_but_data_does(locked_client: TestClient) 
     assert "/" not in schema.json()["paths"]  # not an API route
 
 
+def test_every_module_the_page_imports_is_served(locked_client: TestClient) -> None:
+    served, waiting = set(), ["app.js"]
+    while waiting:
+        name = waiting.pop()
+        if name in served:
+            continue
+        served.add(name)
+        module = locked_client.get(f"/static/{name}")
+        assert module.status_code == 200, name
+        # a module script with any other type is refused by the browser
+        kind = module.headers["content-type"]
+        assert kind.startswith(("text/javascript", "application/javascript")), (name, kind)
+        for target in IMPORT.findall(module.text):
+            # relative and flat: resolves under /static/, and the package's web/*.js ships it
+            assert re.fullmatch(r"\./[\w-]+\.js", target), (name, target)
+            waiting.append(target.removeprefix("./"))
+    assert served == {path.name for path in WEB.glob("*.js")}  # no script left out of the page
+
+
 def test_page_loads_nothing_from_elsewhere() -> None:
     for path in WEB.iterdir():
         # an XML namespace (the icon's xmlns) is a name, not something fetched
@@ -54,7 +81,7 @@ def test_page_loads_nothing_from_elsewhere() -> None:
 
 
 def test_archive_text_never_becomes_markup() -> None:
-    script = (WEB / "app.js").read_text("utf-8")
+    script = page_scripts()
     for sink in ("innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "eval(",
                  "new Function"):
         assert sink not in script, sink
@@ -69,13 +96,12 @@ def test_every_page_file_ships_in_the_package() -> None:
 
 
 def test_both_languages_have_every_string() -> None:
-    script = (WEB / "app.js").read_text("utf-8")
-    tables = re.split(r'^  "zh-CN": \{$', script, flags=re.MULTILINE)
+    tables = re.split(r'^  "zh-CN": \{$', (WEB / "strings.js").read_text("utf-8"), flags=re.MULTILINE)
     assert len(tables) == 2
     english = set(re.findall(r'^    "([\w.]+)":', tables[0], flags=re.MULTILINE))
     chinese = set(re.findall(r'^    "([\w.]+)":', tables[1].split("\n};")[0], flags=re.MULTILINE))
     # ".one" forms exist only where a language has a singular
     assert {k for k in english if not k.endswith(".one")} == chinese
-    used = set(re.findall(r'\bt\("([\w.]+)"', script)) | set(re.findall(r'data-i18n[\w-]*="([\w.]+)"',
-                                                                           (WEB / "index.html").read_text("utf-8")))
+    used = set(re.findall(r'\bt\("([\w.]+)"', page_scripts())) | set(
+        re.findall(r'data-i18n[\w-]*="([\w.]+)"', (WEB / "index.html").read_text("utf-8")))
     assert used <= english, used - english
