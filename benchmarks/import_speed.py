@@ -30,8 +30,8 @@ sys.path.insert(0, str(ROOT))
 from indexer import DataDir, HashEmbedder
 from indexer.formats import ImportOptions, NothingToImport
 from indexer.formats.importer import candidate_files
-from indexer.formats.sources import decode, load_file, read_transcripts
-from indexer.ingest.ingestor import Ingestor, normalize
+from indexer.formats.sources import decode, load_file, normalize, read_transcripts
+from indexer.ingest.ingestor import Ingestor
 
 FIXTURES = ROOT / "tests" / "data" / "formats"
 MESSAGES_PER_SESSION = 100

@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import numpy as np
 
 from indexer import load_embedder
-from indexer.ingest.ingestor import normalize
+from indexer.formats.sources import normalize
 from indexer.memories.extract import extract_memories
 from models import Session
 from models.memory import MEMORY_TYPES, Memory

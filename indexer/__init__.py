@@ -6,7 +6,8 @@ from indexer.embedding.embedders import (
     SentenceTransformerEmbedder,
     load_embedder,
 )
-from indexer.ingest.ingestor import IndexReport, Ingestor, Rejection
+from indexer.formats.sources import Rejection
+from indexer.ingest.ingestor import IndexReport, Ingestor
 from indexer.stores.layout import DataDir
 
 __all__ = [

@@ -12,7 +12,7 @@ import msgspec
 import pytest
 
 from indexer import HashEmbedder
-from indexer.ingest.ingestor import normalize
+from indexer.formats.sources import normalize
 from indexer.memories.extract import extract_memories
 from indexer.text.entities import extract_entities
 from models import InvalidInput, Session, parse_session

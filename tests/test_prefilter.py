@@ -14,8 +14,7 @@ from re import _parser
 
 import pytest
 
-from indexer.formats.sources import RawSession, discover, load_file
-from indexer.ingest.ingestor import normalize
+from indexer.formats.sources import RawSession, discover, load_file, normalize
 from indexer.memories import patterns as memory_patterns
 from indexer.memories.extract import _sentences, extract_memories
 from indexer.text.prefilter import Prefiltered, fold, required_substrings

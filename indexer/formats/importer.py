@@ -11,8 +11,7 @@ from typing import Any
 
 from indexer.formats import FORMATS, ImportOptions, NothingToImport
 from indexer.formats.chatgpt import FILE_NAMES as CHATGPT_FILE_NAMES
-from indexer.formats.sources import decode, discover, read_transcripts
-from indexer.ingest.ingestor import Rejection, normalize
+from indexer.formats.sources import Rejection, decode, discover, normalize, read_transcripts
 from models import InvalidInput, RecallError
 
 __all__ = ["FORMAT_NAMES", "Preview", "PreviewSession", "candidate_files", "default_paths",

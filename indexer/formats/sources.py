@@ -1,4 +1,4 @@
-"""Input files: find them, read them into raw session records, quarantine the bad ones.
+"""Input files: find them, read them into session records, normalize those, quarantine bad ones.
 
 Formats recognized by content (formats/detect.py), whatever the file is called:
 - archive JSON: one session object per file (or a list of them);
@@ -13,18 +13,21 @@ import hashlib
 import json
 import logging
 import os
+from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from indexer import formats
 from indexer.formats import ImportOptions, NothingToImport, Transcript
-from indexer.text.redact import redact_text
-from models import InvalidSession, PayloadTooLarge
+from indexer.text.redact import redact_text, redact_value
+from models import InvalidSession, PayloadTooLarge, Session, parse_session
 
-__all__ = ["RawSession", "RawSnapshot", "decode", "discover", "file_hash", "load_file", "quarantine",
-           "read_transcripts"]
+__all__ = ["RawSession", "RawSnapshot", "Rejection", "decode", "discover", "file_hash", "load_file",
+           "normalize", "quarantine", "read_transcripts"]
 
 log = logging.getLogger(__name__)
 
@@ -43,6 +46,12 @@ class RawSnapshot:
     """A conversation-recovery snapshot (intents, facts, tasks), kept beside the archive."""
 
     record: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Rejection:
+    path: str
+    reason: str
 
 
 def _is_snapshot(item: Any) -> bool:
@@ -192,6 +201,16 @@ def _conversation_index(folder: Path) -> dict[str, dict[str, Any]]:
     if not isinstance(entries, list):
         return {}
     return {str(e["id"]): e for e in entries if isinstance(e, dict) and "id" in e}
+
+
+def normalize(raw: dict[str, Any], fallback_id: str | None) -> tuple[Session, bytes, Counter[str]]:
+    """Redact first, then parse: nothing unredacted is ever kept."""
+    try:
+        redacted, counts = redact_value(raw)
+        session = parse_session(redacted, fallback_id=fallback_id)
+    except RecursionError:  # valid JSON hundreds of levels deep (HTTP, MCP): the input's fault
+        raise InvalidSession("session is nested too deeply") from None
+    return session, msgspec.json.format(msgspec.json.encode(session), indent=1), counts
 
 
 def quarantine(folder: Path, path: Path, data: bytes, reason: str) -> Path:

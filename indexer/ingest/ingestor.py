@@ -25,7 +25,15 @@ import msgspec
 
 from indexer.embedding.embedders import Embedder, PassageCache
 from indexer.formats import ImportOptions
-from indexer.formats.sources import RawSnapshot, discover, file_hash, load_file, quarantine
+from indexer.formats.sources import (
+    RawSnapshot,
+    Rejection,
+    discover,
+    file_hash,
+    load_file,
+    normalize,
+    quarantine,
+)
 from indexer.ingest.progress import ProgressFactory, silent_progress
 from indexer.maintenance.purge import copy_generation
 from indexer.memories.extract import extract_memories, extract_memories_batch
@@ -46,23 +54,16 @@ from models import (
     NotFound,
     RecallError,
     Session,
-    parse_session,
     parse_snapshot,
 )
 
-__all__ = ["IndexReport", "Ingestor", "Rejection"]
+__all__ = ["IndexReport", "Ingestor"]
 
 log = logging.getLogger(__name__)
 
 # Every add and delete makes a LanceDB version and a small fragment; a long ingest compacts them
 # every so many rows, so searches meanwhile do not walk thousands of fragments.
 COMPACT_EVERY_ROWS = 200_000
-
-
-@dataclass(frozen=True, slots=True)
-class Rejection:
-    path: str
-    reason: str
 
 
 @dataclass
@@ -96,16 +97,6 @@ class _Prepared:
     content_hash: str
     source: str | None  # input path, for the incremental skip
     source_hash: str | None
-
-
-def normalize(raw: dict[str, Any], fallback_id: str | None) -> tuple[Session, bytes, Counter[str]]:
-    """Redact first, then parse: nothing unredacted is ever kept."""
-    try:
-        redacted, counts = redact_value(raw)
-        session = parse_session(redacted, fallback_id=fallback_id)
-    except RecursionError:  # valid JSON hundreds of levels deep (HTTP, MCP): the input's fault
-        raise InvalidSession("session is nested too deeply") from None
-    return session, msgspec.json.format(msgspec.json.encode(session), indent=1), counts
 
 
 class Ingestor:

@@ -20,7 +20,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from indexer.ingest.ingestor import IndexReport, Rejection
+from indexer.formats.sources import Rejection
+from indexer.ingest.ingestor import IndexReport
 from models import RecallError, WriterBusy
 
 __all__ = ["Signature", "WatchRound", "Watcher"]

@@ -27,7 +27,8 @@ from typing import Any
 import msgspec
 
 from indexer.embedding.embedders import PassageCache
-from indexer.ingest.ingestor import IndexReport, Ingestor, _Prepared, normalize
+from indexer.formats.sources import normalize
+from indexer.ingest.ingestor import IndexReport, Ingestor, _Prepared
 from indexer.maintenance.retention import extractive_summary
 from indexer.memories.extract import extract_memories
 from indexer.stores.documents import message_documents, split_passages
