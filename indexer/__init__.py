@@ -7,7 +7,8 @@ from indexer.embedding.embedders import (
     load_embedder,
 )
 from indexer.formats.sources import Rejection
-from indexer.ingest.ingestor import IndexReport, Ingestor
+from indexer.ingest.ingestor import Ingestor
+from indexer.ingest.report import IndexReport
 from indexer.stores.layout import DataDir
 
 __all__ = [

@@ -16,7 +16,7 @@ from litestar.testing import TestClient
 from api import RecallService
 from api.http.app import create_app
 from api.mcp.server import build_mcp
-from indexer.ingest.ingestor import IndexReport
+from indexer.ingest.report import IndexReport
 
 from .conftest import make_service
 from .hostile.generate import BIG, generate

@@ -15,9 +15,8 @@ import json
 import logging
 import shutil
 import time
-from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +34,7 @@ from indexer.formats.sources import (
     quarantine,
 )
 from indexer.ingest.progress import ProgressFactory, silent_progress
+from indexer.ingest.report import IndexReport
 from indexer.maintenance.purge import copy_generation
 from indexer.memories.extract import extract_memories, extract_memories_batch
 from indexer.stores.documents import memory_documents, session_documents, split_passages
@@ -57,37 +57,13 @@ from models import (
     parse_snapshot,
 )
 
-__all__ = ["IndexReport", "Ingestor"]
+__all__ = ["Ingestor"]
 
 log = logging.getLogger(__name__)
 
 # Every add and delete makes a LanceDB version and a small fragment; a long ingest compacts them
 # every so many rows, so searches meanwhile do not walk thousands of fragments.
 COMPACT_EVERY_ROWS = 200_000
-
-
-@dataclass
-class IndexReport:
-    indexed: int = 0
-    unchanged: int = 0
-    rejected: list[Rejection] = field(default_factory=list)
-    seconds: float = 0.0
-    messages: int = 0
-    files: int = 0
-    snapshots: int = 0
-    redacted: Counter[str] = field(default_factory=Counter)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "indexed": self.indexed,
-            "unchanged": self.unchanged,
-            "rejected": [{"path": r.path, "reason": r.reason} for r in self.rejected],
-            "seconds": round(self.seconds, 3),
-            "messages": self.messages,
-            "files": self.files,
-            "snapshots": self.snapshots,
-            "redacted": dict(self.redacted),
-        }
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from indexer.formats.sources import Rejection
-from indexer.ingest.ingestor import IndexReport
+from indexer.ingest.report import IndexReport
 from models import RecallError, WriterBusy
 
 __all__ = ["Signature", "WatchRound", "Watcher"]

@@ -28,7 +28,8 @@ import msgspec
 
 from indexer.embedding.embedders import PassageCache
 from indexer.formats.sources import normalize
-from indexer.ingest.ingestor import IndexReport, Ingestor, _Prepared
+from indexer.ingest.ingestor import Ingestor, _Prepared
+from indexer.ingest.report import IndexReport
 from indexer.maintenance.retention import extractive_summary
 from indexer.memories.extract import extract_memories
 from indexer.stores.documents import message_documents, split_passages
