@@ -68,15 +68,15 @@ def _timed(owner: Any, name: str, label: str, timers: Counter[str]) -> None:
 def child_ingest(args: argparse.Namespace) -> dict[str, Any]:
     from api import RecallService, Settings
     from indexer.embedding.embedders import SentenceTransformerEmbedder
-    from indexer.ingest import ingestor as ingest
+    from indexer.ingest import prepare, write
     from indexer.stores.keyword import KeywordIndex
     from indexer.stores.memories import MemoryStore
     from indexer.stores.vector import VectorIndex
 
     timers: Counter[str] = Counter()
-    _timed(ingest, "extract_memories_batch", "memories (incl. their dedupe embedding)", timers)
-    _timed(ingest, "normalize", "redact + parse", timers)
-    _timed(ingest, "atomic_write_many", "archive write (fsync)", timers)
+    _timed(write, "extract_memories_batch", "memories (incl. their dedupe embedding)", timers)
+    _timed(prepare, "normalize", "redact + parse", timers)
+    _timed(write, "atomic_write_many", "archive write (fsync)", timers)
     _timed(MemoryStore, "save_many", "memory store", timers)
     _timed(KeywordIndex, "add", "tantivy add", timers)
     _timed(KeywordIndex, "commit", "tantivy commit", timers)

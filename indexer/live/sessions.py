@@ -13,7 +13,6 @@ archive. What differs from ingest is how much is indexed:
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import threading
 import uuid
@@ -28,8 +27,10 @@ import msgspec
 
 from indexer.embedding.embedders import PassageCache
 from indexer.formats.sources import normalize
-from indexer.ingest.ingestor import Ingestor, _Prepared
+from indexer.ingest.ingestor import Ingestor
+from indexer.ingest.prepare import Prepared, archive_hash
 from indexer.ingest.report import IndexReport
+from indexer.ingest.write import session_row
 from indexer.maintenance.retention import extractive_summary
 from indexer.memories.extract import extract_memories
 from indexer.stores.documents import message_documents, split_passages
@@ -113,8 +114,8 @@ class LiveSessions:
         with self._write() as (ingestor, state, gen):
             if state.session(session_id) is not None:
                 raise Conflict(f"session {session_id!r} already exists")
-            ingestor._flush([_Prepared(session, data, _sha(data), None, None)], state, gen,
-                            IndexReport())
+            ingestor.writer.flush([Prepared(session, data, archive_hash(data), None, None)], state,
+                                  gen, IndexReport())
         return session
 
     def append(self, session_id: str, messages: list[Any]) -> AppendResult:
@@ -177,8 +178,8 @@ class LiveSessions:
             raw = _raw(msgspec.structs.replace(changed, summary=summary or session.summary,
                                                archived_at=now))
             final, data, _ = normalize(raw, None)  # redacts a given or generated summary too
-            ingestor._flush([_Prepared(final, data, _sha(data), None, None)], state, gen,
-                            IndexReport())
+            ingestor.writer.flush([Prepared(final, data, archive_hash(data), None, None)], state,
+                                  gen, IndexReport())
             gen.vectors.compact()
             gen.mark_changed()
             return final
@@ -206,7 +207,7 @@ class LiveSessions:
         # crashed writer left pending finishes them first (_load), the rest wait for the next
         # ingest, as they would anyway.
         with self._threads, WriterLock(ingestor.data.lock_file, ingestor.lock_wait), \
-                ingestor._session(reconcile=False) as (state, gen):
+                ingestor.write_session(reconcile=False) as (state, gen):
             yield ingestor, state, gen
 
     def _write_record(self, ingestor: Ingestor, state: State, session: Session, *,
@@ -214,8 +215,8 @@ class LiveSessions:
         """The ingest order for one session whose indexed documents stay, plus `index_messages`
         added: pending, archive file, new documents, indexed."""
         data = msgspec.json.format(msgspec.json.encode(session), indent=1)
-        prepared = _Prepared(session, data, _sha(data), None, None)
-        state.mark([ingestor._row(prepared, "pending")])
+        prepared = Prepared(session, data, archive_hash(data), None, None)
+        state.mark([session_row(ingestor.data, prepared, "pending")])
         atomic_write(ingestor.data.archive_path(session.session_id, session.date), data)
         docs = message_documents(session, index_messages)
         if docs and gen is not None:
@@ -236,7 +237,7 @@ def _load(ingestor: Ingestor, state: State, gen: Generation, session_id: str) ->
         raise NotFound(f"no session {session_id!r}") from None
     row = state.session(session_id)
     if row is not None and row.status != "indexed":  # a crashed write: finish it from the archive
-        ingestor._reconcile(state, gen)
+        ingestor.repairs.reconcile(state, gen)
         row = state.session(session_id)
     path = ingestor.data.archive / row.archive_path if row else None
     if row is None or row.status == "deleting" or path is None or not path.exists():
@@ -276,7 +277,3 @@ def _raw(session: Session) -> dict[str, Any]:
     """The record as the archive file holds it (JSON lists, camelCase keys), for the parser."""
     raw: dict[str, Any] = msgspec.json.decode(msgspec.json.encode(session))
     return raw
-
-
-def _sha(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()

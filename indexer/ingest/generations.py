@@ -1,0 +1,188 @@
+"""Index generations: open the live one, upgrade or rebuild an outdated one, copy, switch, drop."""
+
+from __future__ import annotations
+
+import logging
+import shutil
+import time
+from collections.abc import Callable, Iterable
+from contextlib import AbstractContextManager
+from pathlib import Path
+
+import msgspec
+
+from indexer.embedding.embedders import Embedder
+from indexer.ingest.delete import drop_interrupted_deletes
+from indexer.ingest.prepare import Prepared, archive_hash, prepare_archived
+from indexer.ingest.progress import ProgressFactory
+from indexer.ingest.report import IndexReport
+from indexer.ingest.write import BatchWriter, archive_relative, session_meta
+from indexer.maintenance.purge import copy_generation
+from indexer.stores.generation import COPYABLE_SCHEMAS, SCHEMA_VERSION, Generation
+from indexer.stores.layout import DataDir
+from indexer.stores.relevance import RelevanceStore
+from indexer.stores.state import SessionRow, State
+from models import Session
+
+__all__ = ["Generations", "open_generation"]
+
+log = logging.getLogger(__name__)
+
+
+def open_generation(data: DataDir, embedder: Embedder) -> Generation:
+    """The live generation, created empty when there is none yet."""
+    name = data.current_generation()
+    if name is None:
+        name = "gen-initial"
+        gen = Generation.create(data.generation(name), embedder.name, embedder.dim)
+        data.set_current_generation(name)
+        return gen
+    gen = Generation.open(data.generation(name))
+    gen.check_embedder(embedder.name)
+    return gen
+
+
+class Generations:
+    """Replaces the live generation by a new one: an upgrade or a purge copies it, a reindex
+    rebuilds it from the archive. `lock` takes the writer lock, for what takes it itself."""
+
+    def __init__(self, data: DataDir, embedder: Embedder, writer: BatchWriter, *,
+                 batch_sessions: int, progress: ProgressFactory,
+                 lock: Callable[[], AbstractContextManager[object]]) -> None:
+        self.data = data
+        self.embedder = embedder
+        self.writer = writer
+        self.batch_sessions = batch_sessions
+        self.progress = progress
+        self.lock = lock
+
+    def rebuild_if_outdated(self) -> None:
+        # an index an older recall built (another layout) is upgraded rather than refused:
+        # upgrading should not need a manual step
+        name = self.data.current_generation()
+        schema = Generation.schema_of(self.data.generation(name)) if name else None
+        if schema is None or schema == SCHEMA_VERSION:
+            return
+        if schema in COPYABLE_SCHEMAS and self.upgrade_by_copy():
+            return
+        log.warning("the index has schema %s, this recall writes %s: rebuilding it from the "
+                    "archive", schema, SCHEMA_VERSION)
+        self.reindex()
+
+    def upgrade_by_copy(self) -> bool:
+        """Copy an index of a copyable older schema into this one's layout, without embedding
+        anything again; False when it was built with another embedder (that needs a reindex)."""
+        with self.lock():
+            old_name = self.data.current_generation()
+            if old_name is None:
+                return True
+            old = Generation.open(self.data.generation(old_name), accept=COPYABLE_SCHEMAS)
+            if old.meta["schema"] == SCHEMA_VERSION:
+                return True  # another process upgraded it while this one waited
+            if old.embedder_name != self.embedder.name:
+                return False
+            log.warning("the index has schema %s, this recall writes %s: copying it into the "
+                        "new layout (nothing is embedded again)", old.meta["schema"],
+                        SCHEMA_VERSION)
+            name, copied = self.switch_to_copy(old)
+            old.close()
+            self.drop_old(keep={name, old_name})
+            log.warning("upgraded the index: %d keyword documents, %d vectors copied",
+                        copied["keyword_documents"], copied["vector_rows"])
+        return True
+
+    def purge(self, state: State, gen: Generation) -> tuple[str, dict[str, int]]:
+        """Switch to a copy of the live generation and rewrite the state and relevance
+        databases (the caller holds the lock); the copy's name and what was copied."""
+        name, copied = self.switch_to_copy(gen)
+        state.vacuum()
+        with RelevanceStore(self.data) as relevance:
+            relevance.vacuum()
+        return name, copied
+
+    def switch_to_copy(self, source: Generation) -> tuple[str, dict[str, int]]:
+        """Copy source into a new generation of this recall's layout and make it the live one;
+        its name and what was copied."""
+        name = _generation_name()
+        fresh = Generation.create(self.data.generation(name), source.embedder_name, source.dim)
+        copied = copy_generation(source, fresh, self.progress)
+        fresh.close()
+        self.data.set_current_generation(name)
+        return name, copied
+
+    def reindex(self) -> IndexReport:
+        """Rebuild both indexes from the archive into a new generation, then switch to it."""
+        started = time.monotonic()
+        report = IndexReport()
+        with self.lock():
+            state = State(self.data.state_db)
+            try:
+                drop_interrupted_deletes(self.data, state)
+                old = self.data.current_generation()
+                name = _generation_name()
+                gen = Generation.create(self.data.generation(name), self.embedder.name,
+                                        self.embedder.dim)
+                archive_files = sorted(self.data.archive.rglob("*.json"))
+                bar = self.progress(len(archive_files), "reindexing")
+                batch: list[Prepared] = []
+                seen: set[str] = set()  # a session archived twice (a crash mid-move) counts once
+
+                def write(batch: list[Prepared]) -> None:
+                    ids = [p.session.session_id for p in batch]
+                    self.writer.write_indexes(batch, gen, replacing=[i for i in ids if i in seen])
+                    seen.update(ids)
+                    report.indexed += len(batch)
+
+                for path in archive_files:
+                    prepared = prepare_archived(path, report)
+                    if prepared:
+                        if any(p.session.session_id == prepared.session.session_id for p in batch):
+                            write(batch)
+                            batch = []
+                        batch.append(prepared)
+                    if len(batch) >= self.batch_sessions:
+                        write(batch)
+                        batch = []
+                    bar.update(1)
+                write(batch)
+                bar.close()
+                gen.vectors.optimize()
+                gen.close()
+                _adopt_archive(self.data, state, archive_files)
+                self.data.set_current_generation(name)
+                self.drop_old(keep={name, old})
+            finally:
+                state.close()
+        report.seconds = time.monotonic() - started
+        return report
+
+    def drop_old(self, keep: set[str | None]) -> None:
+        # The previous generation stays until the next reindex: a server that still has it
+        # open keeps answering until it notices the switch.
+        for path in self.data.index_root.iterdir():
+            if path.is_dir() and path.name not in keep:
+                shutil.rmtree(path, ignore_errors=True)
+
+
+def _adopt_archive(data: DataDir, state: State, archive_files: Iterable[Path]) -> None:
+    """After a rebuild the state holds exactly the archived sessions, all indexed."""
+    rows = []
+    for path in archive_files:
+        archived = path.read_bytes()
+        try:
+            session = msgspec.json.decode(archived, type=Session)
+        except msgspec.DecodeError:
+            continue
+        rows.append(SessionRow(session.session_id, archive_hash(archived),
+                               archive_relative(data, path), session.date, session.channel,
+                               len(session.messages), "indexed", session_meta(session)))
+    state.mark(rows)
+    present = {r.session_id for r in rows}
+    vanished = [r.session_id for r in state.sessions() if r.session_id not in present]
+    with RelevanceStore(data) as relevance:
+        relevance.forget_sessions(vanished)
+    state.forget(vanished)
+
+
+def _generation_name() -> str:
+    return f"gen-{time.strftime('%Y%m%d-%H%M%S')}-{time.time_ns() % 10**6:06d}"

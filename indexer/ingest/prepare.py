@@ -1,0 +1,173 @@
+"""Preparing sessions to write: input files, records and archived files, redacted and hashed."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from indexer.embedding.embedders import Embedder, PassageCache
+from indexer.formats import ImportOptions
+from indexer.formats.sources import (
+    RawSnapshot,
+    Rejection,
+    file_hash,
+    load_file,
+    normalize,
+    quarantine,
+)
+from indexer.ingest.progress import Progress
+from indexer.ingest.report import IndexReport
+from indexer.memories.extract import extract_memories
+from indexer.stores.layout import DataDir
+from indexer.stores.memories import MemoryStore
+from indexer.stores.snapshots import SnapshotStore
+from indexer.stores.state import State
+from indexer.text.redact import redact_value
+from models import InvalidSession, Memory, RecallError, Session, parse_snapshot
+
+__all__ = ["FilePreparer", "Prepared", "archive_hash", "prepare_archived", "prepare_record",
+           "prepare_rewrites"]
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class Prepared:
+    """A session ready to write: its archive file's bytes and their hash."""
+
+    session: Session
+    archive_bytes: bytes
+    content_hash: str
+    source: str | None  # input path, for the incremental skip
+    source_hash: str | None
+
+
+def archive_hash(data: bytes) -> str:
+    """The content hash of an archive file (its state row keeps it)."""
+    return hashlib.sha256(data).hexdigest()
+
+
+def prepare_record(raw: dict[str, Any]) -> Prepared:
+    """One session record (e.g. from the HTTP API)."""
+    session, archive_bytes, _ = normalize(raw, None)
+    return Prepared(session, archive_bytes, archive_hash(archive_bytes), None, None)
+
+
+def prepare_archived(path: Path, report: IndexReport) -> Prepared | None:
+    data = path.read_bytes()
+    try:
+        session, _, _ = normalize(msgspec.json.decode(data), path.stem)
+    except (RecallError, msgspec.DecodeError) as exc:
+        report.rejected.append(Rejection(str(path), f"archived file unreadable: {exc}"))
+        return None
+    return Prepared(session, data, archive_hash(data), None, None)
+
+
+def prepare_rewrites(data: DataDir, state: State, embedder: Embedder, session_ids: Sequence[str],
+                     transform: Callable[[Session, list[Memory]], Session | None],
+                     report: IndexReport) -> Iterator[Prepared]:
+    """The indexed sessions that transform(session, its memories) changes, read one at a time
+    from the archive (retention); one it leaves as it is (None) counts as unchanged."""
+    memories = MemoryStore(data)
+    for session_id in session_ids:
+        row = state.session(session_id)
+        if row is None or row.status != "indexed":
+            continue
+        session = msgspec.json.decode((data.archive / row.archive_path).read_bytes(),
+                                      type=Session)
+        kept = memories.load(session_id)
+        if kept is None:
+            kept = extract_memories(session, embedder=PassageCache(embedder))
+        changed = transform(session, kept)
+        if changed is None:
+            report.unchanged += 1
+            continue
+        archive_bytes = msgspec.json.format(msgspec.json.encode(changed), indent=1)
+        yield Prepared(changed, archive_bytes, archive_hash(archive_bytes), None, None)
+
+
+class FilePreparer:
+    """Reads input files into prepared sessions: unchanged ones are skipped, snapshots stored,
+    unreadable files rejected and quarantined."""
+
+    def __init__(self, data: DataDir, max_file_bytes: int, import_options: ImportOptions) -> None:
+        self.data = data
+        self.max_file_bytes = max_file_bytes
+        self.import_options = import_options
+
+    def prepare_files(self, files: Iterable[Path], state: State, report: IndexReport,
+                      bar: Progress) -> Iterator[Prepared]:
+        """The sessions to write from these files, in order; the bar moves on after each file."""
+        claimed: dict[str, tuple[str, str]] = {}  # session id -> (path, hash) this run
+        for path in files:
+            yield from self.prepare_file(path, state, report, claimed)
+            bar.update(1)
+
+    def prepare_file(self, path: Path, state: State, report: IndexReport,
+                     claimed: dict[str, tuple[str, str]]) -> list[Prepared]:
+        source = str(path.resolve())
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            report.rejected.append(Rejection(str(path), f"cannot read: {exc.strerror}"))
+            return []
+        digest = file_hash(data, self.import_options)
+        if state.source_hash(source) == digest:
+            report.unchanged += 1
+            return []
+        try:
+            raws = load_file(path, data, self.max_file_bytes, self.import_options)
+            out = []
+            unchanged_id = None
+            for raw in raws:
+                if isinstance(raw, RawSnapshot):
+                    redacted, counts = redact_value(raw.record)
+                    SnapshotStore(self.data).save(parse_snapshot(redacted))
+                    report.redacted.update(counts)
+                    report.snapshots += 1
+                    state.record_sources([(source, digest, None)])
+                    continue
+                session, archive_bytes, counts = normalize(raw.record, raw.fallback_id)
+                content_hash = archive_hash(archive_bytes)
+                earlier = claimed.get(session.session_id)
+                if earlier and earlier[1] != content_hash:
+                    raise InvalidSession(
+                        f"session id {session.session_id!r} was already read from {earlier[0]} "
+                        "in this run with different content")
+                if earlier:  # the same session again (a copy): already queued
+                    report.unchanged += 1
+                    continue
+                claimed[session.session_id] = (str(path), content_hash)
+                report.redacted.update(counts)
+                row = state.session(session.session_id)
+                if row and row.status == "indexed" and row.content_hash == content_hash:
+                    report.unchanged += 1
+                    unchanged_id = session.session_id
+                    continue
+                out.append(Prepared(session, archive_bytes, content_hash, None, None))
+            # A file counts as read only once its last session is written: a run stopped half-way
+            # through a file of many sessions (a ChatGPT export) must read it again.
+            if out:
+                out[-1] = replace(out[-1], source=source, source_hash=digest)
+            elif unchanged_id:
+                state.record_sources([(source, digest, unchanged_id)])
+            return out
+        except RecallError as exc:
+            self._reject(path, data, exc.detail, report)
+        except (ValueError, TypeError, OverflowError, RecursionError) as exc:
+            self._reject(path, data, f"unreadable session: {exc}", report)
+        return []
+
+    def _reject(self, path: Path, data: bytes, reason: str, report: IndexReport) -> None:
+        log.warning("rejected %s: %s", path, reason)
+        report.rejected.append(Rejection(str(path), reason))
+        try:
+            quarantine(self.data.quarantine, path, data, reason)
+        except OSError as exc:  # quarantine is a courtesy; never fail the batch for it
+            log.warning("could not quarantine %s: %s", path, exc)

@@ -1,0 +1,130 @@
+"""Writing batches of prepared sessions to the archive and both indexes, crash-safely.
+
+Order for every batch of sessions (see stores/state.py):
+  1. state: mark `pending`      2. archive files (atomic)      3. embed passages
+  4. Tantivy: delete + add + commit      5. LanceDB: delete + add      6. state: `indexed`
+A crash anywhere leaves `pending` rows that the next writer re-indexes from the archive
+(repair.py), and deletes by session id make every step safe to repeat: no session ends up in one
+store only, none is duplicated.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from indexer.embedding.embedders import Embedder, PassageCache
+from indexer.ingest.prepare import Prepared
+from indexer.ingest.report import IndexReport
+from indexer.memories.extract import extract_memories_batch
+from indexer.stores.documents import memory_documents, session_documents, split_passages
+from indexer.stores.generation import Generation
+from indexer.stores.layout import DataDir, atomic_write_many
+from indexer.stores.memories import MemoryStore
+from indexer.stores.relevance import without_pruned
+from indexer.stores.state import SessionRow, State
+from models import Session
+
+__all__ = ["COMPACT_EVERY_ROWS", "BatchWriter", "archive_relative", "session_meta", "session_row"]
+
+# Every add and delete makes a LanceDB version and a small fragment; a long ingest compacts them
+# every so many rows, so searches meanwhile do not walk thousands of fragments.
+COMPACT_EVERY_ROWS = 200_000
+
+
+class BatchWriter:
+    """Writes batches of sessions in the order above; it counts the vector rows it added since
+    the table was last compacted, so keep one per writer."""
+
+    def __init__(self, data: DataDir, embedder: Embedder) -> None:
+        self.data = data
+        self.embedder = embedder
+        self._rows_since_compact = 0
+
+    def write_all(self, prepared: Iterable[Prepared], state: State, gen: Generation,
+                  report: IndexReport, batch_sessions: int) -> None:
+        """Write sessions as they come, batch_sessions at a time."""
+        batch: list[Prepared] = []
+        for p in prepared:
+            batch.append(p)
+            if len(batch) >= batch_sessions:
+                self.flush(batch, state, gen, report)
+                batch = []
+        self.flush(batch, state, gen, report)
+
+    def flush(self, batch: list[Prepared], state: State, gen: Generation,
+              report: IndexReport) -> None:
+        if not batch:
+            return
+        old_paths = {}
+        for p in batch:
+            row = state.session(p.session.session_id)
+            if row:
+                old_paths[p.session.session_id] = self.data.archive / row.archive_path
+        state.mark(session_row(self.data, p, "pending") for p in batch)
+        targets = [self.data.archive_path(p.session.session_id, p.session.date) for p in batch]
+        atomic_write_many([(t, p.archive_bytes) for t, p in zip(targets, batch, strict=True)])
+        for target, p in zip(targets, batch, strict=True):  # a session whose date moved
+            old = old_paths.get(p.session.session_id)
+            if old and Path(old) != target:
+                Path(old).unlink(missing_ok=True)
+        self.write_indexes(batch, gen, replacing=list(old_paths))
+        state.set_status([p.session.session_id for p in batch], "indexed")
+        state.record_sources((p.source, p.source_hash, p.session.session_id)
+                             for p in batch if p.source and p.source_hash)
+        report.indexed += len(batch)
+        report.messages += sum(len(p.session.messages) for p in batch)
+
+    def write_indexes(self, batch: Sequence[Prepared], gen: Generation,
+                      replacing: Sequence[str] = ()) -> None:
+        """Index a batch of sessions; `replacing` names those that may already have documents
+        (every session with a state row, even one a crash left pending): only theirs are deleted
+        first, since a LanceDB delete scans the tables however few rows it hits."""
+        if not batch:
+            return
+        ids = [p.session.session_id for p in batch]
+        docs = [d for p in batch for d in session_documents(p.session)]
+        embedder = PassageCache(self.embedder)
+        # memories are re-extracted whenever a session is (re)written, and indexed beside it
+        extracted = extract_memories_batch([p.session for p in batch], embedder=embedder)
+        extracted = without_pruned(self.data, list(zip(ids, extracted, strict=True)))
+        MemoryStore(self.data).save_many(
+            (p.session.session_id, m) for p, m in zip(batch, extracted, strict=True))
+        for p, m in zip(batch, extracted, strict=True):
+            docs += memory_documents(p.session, m)
+        passages = [passage for doc in docs for passage in split_passages(doc)]
+        vectors = embedder.embed_passages([p.embed_text for p in passages])
+        if replacing:
+            gen.keyword.delete_sessions(replacing)
+        gen.keyword.add(docs)
+        gen.keyword.commit()
+        if replacing:
+            gen.vectors.delete_sessions(replacing)
+        gen.vectors.add(passages, vectors)
+        gen.mark_changed()
+        self._rows_since_compact += len(passages)
+        if self._rows_since_compact >= COMPACT_EVERY_ROWS:
+            gen.vectors.compact()
+            gen.mark_changed()
+            self._rows_since_compact = 0
+
+
+def session_row(data: DataDir, p: Prepared, status: str) -> SessionRow:
+    s = p.session
+    return SessionRow(s.session_id, p.content_hash,
+                      archive_relative(data, data.archive_path(s.session_id, s.date)), s.date,
+                      s.channel, len(s.messages), status, session_meta(s))
+
+
+def archive_relative(data: DataDir, path: Path) -> str:
+    # relative, so a data dir can be moved or copied whole
+    return str(path.relative_to(data.archive))
+
+
+def session_meta(session: Session) -> str:
+    """What session listings show without opening the archive file."""
+    return json.dumps({"participants": list(session.participants), "topics": list(session.topics),
+                       "title": session.title, "summary": session.summary,
+                       "category": session.category, "status": session.status},
+                      ensure_ascii=False)
