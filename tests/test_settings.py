@@ -1,0 +1,123 @@
+"""Settings: every variable is read, defaults are as documented, and a bad value names its variable."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import platformdirs
+import pytest
+
+from api.settings import SETTINGS, SettingInfo, Settings
+from models import InvalidInput
+
+HOME = {"RECALL_HOME": "/tmp/recall-settings-test"}
+
+# The defaults README.md and the help texts give (home and model_cache are worked out in from_env).
+DOCUMENTED = {
+    "RECALL_HOME": None, "RECALL_EMBEDDER": "e5", "RECALL_MODEL_CACHE": None,
+    "RECALL_MAX_FILE_MB": 50, "RECALL_BATCH_SESSIONS": 32, "RECALL_LOCK_WAIT": 30,
+    "RECALL_API_TOKEN": None, "RECALL_MAX_BODY_MB": 20, "RECALL_MAX_QUERY_CHARS": 2000,
+    "RECALL_HTTP_HEADER_TIMEOUT": 10, "RECALL_HTTP_BODY_TIMEOUT": 60, "RECALL_HTTP_KEEP_ALIVE": 5,
+    "RECALL_HTTP_MAX_CONNECTIONS": 100, "RECALL_HTTP_MAX_HEADER_KB": 64, "RECALL_LLM_URL": None,
+    "RECALL_LLM_MODEL": "gpt-4o-mini", "RECALL_LLM_API_KEY": None, "RECALL_LLM_TIMEOUT": 60,
+    "RECALL_LIVE_SUMMARY": "extractive", "RECALL_RETENTION_FULL_DAYS": None,
+    "RECALL_RETENTION_SUMMARY_DAYS": None, "RECALL_RELEVANCE_DECAY_RATE": 0.05,
+    "RECALL_RELEVANCE_FLOOR": 0.1, "RECALL_RELEVANCE_BOOST": 0.5,
+    "RECALL_RELEVANCE_MAX_MEMORIES": None,
+}
+
+POSITIVE, NOT_NEGATIVE, WHOLE, NUMBER = (
+    "must be positive", "must not be negative", "must be a whole number", "must be a number")
+BAD = [
+    ("RECALL_MAX_FILE_MB", "0", POSITIVE), ("RECALL_MAX_FILE_MB", "big", NUMBER),
+    ("RECALL_BATCH_SESSIONS", "0", POSITIVE), ("RECALL_BATCH_SESSIONS", "lots", WHOLE),
+    ("RECALL_BATCH_SESSIONS", "1.5", WHOLE),
+    ("RECALL_LOCK_WAIT", "-1", NOT_NEGATIVE), ("RECALL_LOCK_WAIT", "soon", NUMBER),
+    ("RECALL_MAX_BODY_MB", "-2", POSITIVE), ("RECALL_MAX_QUERY_CHARS", "2k", WHOLE),
+    ("RECALL_MAX_QUERY_CHARS", "0", POSITIVE), ("RECALL_HTTP_HEADER_TIMEOUT", "0", POSITIVE),
+    ("RECALL_HTTP_BODY_TIMEOUT", "-5", POSITIVE), ("RECALL_HTTP_KEEP_ALIVE", "2.5", WHOLE),
+    ("RECALL_HTTP_KEEP_ALIVE", "0", POSITIVE), ("RECALL_HTTP_MAX_CONNECTIONS", "0", POSITIVE),
+    ("RECALL_HTTP_MAX_HEADER_KB", "-1", POSITIVE), ("RECALL_LLM_TIMEOUT", "0", POSITIVE),
+    ("RECALL_LLM_TIMEOUT", "1m", NUMBER),
+    ("RECALL_LIVE_SUMMARY", "abstractive", "must be 'extractive' or 'llm'"),
+    ("RECALL_RETENTION_FULL_DAYS", "-1", NOT_NEGATIVE), ("RECALL_RETENTION_FULL_DAYS", "soon", WHOLE),
+    ("RECALL_RETENTION_SUMMARY_DAYS", "-7", NOT_NEGATIVE),
+    ("RECALL_RELEVANCE_DECAY_RATE", "1", "must be at least 0 and below 1"),
+    ("RECALL_RELEVANCE_DECAY_RATE", "-0.1", "must be at least 0 and below 1"),
+    ("RECALL_RELEVANCE_FLOOR", "1.5", "must be at least 0 and below 1"),
+    ("RECALL_RELEVANCE_FLOOR", "high", NUMBER),
+    ("RECALL_RELEVANCE_BOOST", "2", "must be between 0 and 1"),
+    ("RECALL_RELEVANCE_MAX_MEMORIES", "-3", NOT_NEGATIVE),
+]
+
+
+def _error(env: dict[str, str], **overrides: object) -> str:
+    with pytest.raises(InvalidInput) as caught:
+        Settings.from_env(env, **overrides)
+    return caught.value.detail
+
+
+@pytest.mark.parametrize(("var", "value", "rule"), BAD)
+def test_a_bad_value_names_its_variable_the_value_and_the_rule(var: str, value: str,
+                                                               rule: str) -> None:
+    assert _error({**HOME, var: value}) == f"{var} {rule} (got {value!r}); see `recall settings`"
+
+
+def test_every_setting_that_can_be_bad_is_tried() -> None:
+    # Only free text and paths have no bad value.
+    can_be_bad = {s.env for s in SETTINGS if s.check or s.kind in (int, float)}
+    assert {var for var, _, _ in BAD} == can_be_bad
+    assert {s.kind for s in SETTINGS if s.env not in can_be_bad} == {str, Path}
+
+
+def test_a_bad_override_names_the_variable_too() -> None:
+    assert _error(HOME, lock_wait=-1).startswith("RECALL_LOCK_WAIT must not be negative (got '-1')")
+
+
+SAMPLES = {str: ("custom", "custom"), int: ("7", 7), float: ("0.25", 0.25),
+           Path: ("~/elsewhere", Path("~/elsewhere").expanduser())}
+
+
+@pytest.mark.parametrize("setting", SETTINGS, ids=lambda s: s.env)
+def test_every_variable_is_read(setting: SettingInfo) -> None:
+    raw, expected = SAMPLES[setting.kind]
+    env = {setting.env: raw}
+    if setting.name == "live_summary":  # a fixed set of values, and 'llm' needs an endpoint
+        raw = expected = "llm"
+        env = {setting.env: raw, "RECALL_LLM_URL": "http://localhost:1/v1"}
+    value = getattr(Settings.from_env(env), setting.name)
+    assert value == expected and value != setting.default
+
+
+def test_defaults_are_the_documented_ones() -> None:
+    assert {s.env: s.default for s in SETTINGS} == DOCUMENTED
+    settings = Settings.from_env({})
+    assert settings.home == Path(platformdirs.user_data_dir("recall", appauthor=False))
+    assert settings.model_cache == settings.home / "models"
+    for s in SETTINGS:
+        if s.name not in ("home", "model_cache"):
+            assert getattr(settings, s.name) == s.default, s.env
+
+
+def test_an_empty_variable_counts_as_unset_and_none_overrides_are_ignored() -> None:
+    env = {**HOME, "RECALL_LOCK_WAIT": "", "RECALL_API_TOKEN": "", "RECALL_EMBEDDER": "minilm"}
+    settings = Settings.from_env(env, embedder=None, lock_wait=None)
+    assert (settings.lock_wait, settings.api_token, settings.embedder) == (30.0, None, "minilm")
+    assert Settings.from_env(env, embedder="hash", lock_wait=2).lock_wait == 2.0
+
+
+@pytest.mark.parametrize(("env", "names"), [
+    ({"RECALL_RETENTION_FULL_DAYS": "30", "RECALL_RETENTION_SUMMARY_DAYS": "7"},
+     ["RECALL_RETENTION_SUMMARY_DAYS", "RECALL_RETENTION_FULL_DAYS"]),
+    ({"RECALL_LIVE_SUMMARY": "llm"}, ["RECALL_LIVE_SUMMARY", "RECALL_LLM_URL"]),
+])
+def test_rules_across_two_settings_name_both(env: dict[str, str], names: list[str]) -> None:
+    assert re.findall(r"RECALL_[A-Z_]+", _error({**HOME, **env})) == names
+
+
+def test_rules_across_two_settings_accept_valid_pairs() -> None:
+    settings = Settings.from_env({**HOME, "RECALL_RETENTION_FULL_DAYS": "7",
+                                  "RECALL_RETENTION_SUMMARY_DAYS": "7", "RECALL_LIVE_SUMMARY": "llm",
+                                  "RECALL_LLM_URL": "http://localhost:1/v1"})
+    assert (settings.retention_summary_days, settings.live_summary) == (7, "llm")
