@@ -11,7 +11,7 @@ A record without a status (ingested from a file) counts as archived.
 
 from __future__ import annotations
 
-from typing import Literal, get_args
+from typing import Literal, cast, get_args
 
 import msgspec
 
@@ -31,9 +31,9 @@ class StatusChange(msgspec.Struct, frozen=True):
     at: str  # ISO-8601 with the offset of the machine that made the change
 
 
-def status_of(status: str | None) -> str:
+def status_of(status: str | None) -> SessionStatus:
     """The lifecycle status of a record: an ingested record (no status) is archived."""
-    return status or "archived"
+    return cast(SessionStatus, status or "archived")  # a stored status is one of STATUSES
 
 
 def check_transition(session_id: str, current: str | None, target: str) -> None:

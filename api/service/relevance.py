@@ -1,5 +1,5 @@
 """Memory relevance for the service: boosts when memories are used, listing, decay written down
-and pruning past the maximum count; the same JSON shapes for the CLI, HTTP and MCP.
+and pruning past the maximum count; the same typed results for the CLI, HTTP and MCP.
 
 The math is search/relevance.py, the state indexer/relevance.py; see docs/memory-relevance.md.
 """
@@ -11,7 +11,8 @@ import sqlite3
 import time
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
-from typing import Any
+
+import msgspec
 
 from api.settings import Settings
 from indexer import DataDir, Ingestor
@@ -23,13 +24,71 @@ from models import InvalidInput, Memory, NotFound, SearchResponse, Snapshot
 from models.memory import normalize_memory_text
 from search.relevance import RelevancePolicy, Scored, lowest_first, to_prune
 
-__all__ = ["MAX_LISTED", "MemoryRelevance"]
+__all__ = ["MAX_LISTED", "DecayReport", "MemoryRelevance", "MemoryRelevanceOut", "PruneReport",
+           "PrunedList", "PrunedMemoryOut", "RelevanceList", "RelevancePolicyOut"]
 
 log = logging.getLogger(__name__)
 
 MAX_LISTED = 1000
 # a boost waits at most this long for the relevance file; then it is skipped (and logged)
 BOOST_TIMEOUT = 2.0
+
+
+class RelevancePolicyOut(msgspec.Struct):
+    decay_rate: float
+    floor: float
+    boost: float
+    max_memories: int | None
+
+
+class MemoryRelevanceOut(msgspec.Struct):
+    id: str
+    session_id: str
+    type: str
+    text: str
+    confidence: float
+    relevance: float  # now, after decay
+    access_count: int  # times a search returned it or a recovery used it
+    last_accessed: str | None
+
+
+class RelevanceList(msgspec.Struct):
+    as_of: str
+    policy: RelevancePolicyOut
+    total: int
+    limit: int
+    offset: int
+    pruned_total: int
+    memories: list[MemoryRelevanceOut]
+
+
+class PruneReport(msgspec.Struct):
+    dry_run: bool
+    as_of: str
+    max_memories: int
+    memories_before: int
+    memories_after: int
+    pruned: list[MemoryRelevanceOut]  # least relevant first; with dry_run, what would go
+
+
+class DecayReport(msgspec.Struct):
+    as_of: str
+    policy: RelevancePolicyOut
+    updated: int
+    dropped: int
+
+
+class PrunedMemoryOut(msgspec.Struct):
+    id: str
+    session_id: str
+    type: str
+    text: str
+    relevance: float  # when it was pruned
+    pruned_at: str
+
+
+class PrunedList(msgspec.Struct):
+    pruned: list[PrunedMemoryOut]
 
 
 class MemoryRelevance:
@@ -96,7 +155,7 @@ class MemoryRelevance:
 
     # listing, decay, pruning
     def listing(self, *, limit: int = 50, offset: int = 0,
-                session_id: str | None = None) -> dict[str, Any]:
+                session_id: str | None = None) -> RelevanceList:
         """Memories with their relevance now, most relevant first."""
         if not 1 <= limit <= MAX_LISTED:
             raise InvalidInput(f"limit must be between 1 and {MAX_LISTED}")
@@ -106,19 +165,19 @@ class MemoryRelevance:
         entries = [entry for entry, _ in reversed(self._entries(now, session_id))]
         with RelevanceStore(self.data) as store:
             pruned = len(store.pruned([session_id] if session_id else None))
-        return {"as_of": _iso(now), "policy": self._policy_dict(), "total": len(entries),
-                "limit": limit, "offset": offset, "pruned_total": pruned,
-                "memories": entries[offset : offset + limit]}
+        return RelevanceList(as_of=_iso(now), policy=self._policy_out(), total=len(entries),
+                             limit=limit, offset=offset, pruned_total=pruned,
+                             memories=entries[offset : offset + limit])
 
-    def pruned(self, session_id: str | None = None) -> dict[str, Any]:
+    def pruned(self, session_id: str | None = None) -> PrunedList:
         """The memories pruning removed (tombstones), newest first."""
         with RelevanceStore(self.data) as store:
             found = store.pruned([session_id] if session_id else None)
-        return {"pruned": [{"id": p.memory_id, "session_id": p.session_id, "type": p.type,
-                            "text": p.text, "relevance": round(p.relevance, 4),
-                            "pruned_at": _iso(p.pruned_at)} for p in found]}
+        return PrunedList([PrunedMemoryOut(p.memory_id, p.session_id, p.type, p.text,
+                                           round(p.relevance, 4), _iso(p.pruned_at))
+                           for p in found])
 
-    def decay(self) -> dict[str, Any]:
+    def decay(self) -> DecayReport:
         """Write every memory's decayed relevance down (the values read do not change: decay is
         computed from elapsed time anyway); give rows to memories without one and drop rows of
         memories that no longer exist."""
@@ -139,10 +198,9 @@ class MemoryRelevance:
                                         row.last_accessed)
 
                 written = store.update(list(memories), decayed)
-        return {"as_of": _iso(now), "policy": self._policy_dict(), "updated": len(written),
-                "dropped": len(stale)}
+        return DecayReport(_iso(now), self._policy_out(), len(written), len(stale))
 
-    def prune(self, *, dry_run: bool = False, max_memories: int | None = None) -> dict[str, Any]:
+    def prune(self, *, dry_run: bool = False, max_memories: int | None = None) -> PruneReport:
         """Remove the least relevant memories past the maximum count, and list every one removed
         (with dry_run: list them, remove nothing)."""
         limit = self.settings.relevance_max_memories if max_memories is None else max_memories
@@ -153,34 +211,33 @@ class MemoryRelevance:
             raise InvalidInput("the maximum memory count must not be negative")
         now = self.clock()
         entries = self._entries(now, None)
-        by_id = {entry["id"]: entry for entry, _ in entries}
+        by_id = {entry.id: entry for entry, _ in entries}
         chosen = to_prune([scored for _, scored in entries], limit)
         victims = [by_id[s.memory_id] for s in chosen]
         if victims and not dry_run:
-            removed = self._ingestor().prune_memories(
-                {e["id"]: e["relevance"] for e in victims}, now)
+            removed = self._ingestor().prune_memories({e.id: e.relevance for e in victims}, now)
             done = {p.memory_id for p in removed}
-            victims = [e for e in victims if e["id"] in done]
-        return {"dry_run": dry_run, "as_of": _iso(now), "max_memories": limit,
-                "memories_before": len(entries), "memories_after": len(entries) - len(victims),
-                "pruned": victims}
+            victims = [e for e in victims if e.id in done]
+        return PruneReport(dry_run=dry_run, as_of=_iso(now), max_memories=limit,
+                           memories_before=len(entries),
+                           memories_after=len(entries) - len(victims), pruned=victims)
 
     def _entries(self, now: float,
-                 session_id: str | None) -> list[tuple[dict[str, Any], Scored]]:
+                 session_id: str | None) -> list[tuple[MemoryRelevanceOut, Scored]]:
         """Every memory with its relevance now, least relevant first."""
         policy = self.policy
         memories = self._memories(session_id)
         with RelevanceStore(self.data) as store:
             rows = store.rows([m.id for m in memories])
-        out: dict[str, tuple[dict[str, Any], Scored]] = {}
+        out: dict[str, tuple[MemoryRelevanceOut, Scored]] = {}
         for m in memories:
             row = rows.get(m.id)
             value = policy.at(row.relevance, row.updated_at, now) if row else policy.initial(m.confidence)
             last = row.last_accessed if row else None
-            entry = {"id": m.id, "session_id": m.session_id, "type": m.type, "text": m.text,
-                     "confidence": m.confidence, "relevance": round(value, 6),
-                     "access_count": row.access_count if row else 0,
-                     "last_accessed": _iso(last) if last else None}
+            entry = MemoryRelevanceOut(id=m.id, session_id=m.session_id, type=m.type, text=m.text,
+                                       confidence=m.confidence, relevance=round(value, 6),
+                                       access_count=row.access_count if row else 0,
+                                       last_accessed=_iso(last) if last else None)
             out[m.id] = (entry, Scored(m.id, value, last))
         return [out[s.memory_id] for s in lowest_first(scored for _, scored in out.values())]
 
@@ -200,10 +257,9 @@ class MemoryRelevance:
         store = MemoryStore(self.data)
         return [m for sid in ids for m in store.load(sid) or []]
 
-    def _policy_dict(self) -> dict[str, Any]:
+    def _policy_out(self) -> RelevancePolicyOut:
         p = self.policy
-        return {"decay_rate": p.rate, "floor": p.floor, "boost": p.boost,
-                "max_memories": p.max_memories}
+        return RelevancePolicyOut(p.rate, p.floor, p.boost, p.max_memories)
 
 
 def _iso(epoch: float) -> str:

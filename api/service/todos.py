@@ -8,20 +8,19 @@ to the period's first day, and a task memory promoted twice gives the same todo.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
 
 import msgspec
 
+from indexer.stores.layout import DataDir
 from indexer.stores.state import State
 from indexer.stores.todos import TodoStore
 from indexer.text.redact import redact_text
 from models import InvalidInput, Memory, NotFound, UnsafeSessionId, check_session_id
 from models.todo import MAX_TODO_CHARS, Todo, check_period, check_status, period_bounds
 
-if TYPE_CHECKING:
-    from api.service.core import RecallService
+from api.service.memories import SessionMemories
 
-__all__ = ["MAX_TODO_PAGE", "TASK_KINDS", "TodoService"]
+__all__ = ["MAX_TODO_ID", "MAX_TODO_PAGE", "TASK_KINDS", "PromoteResult", "TodoList", "Todos"]
 
 MAX_TODO_PAGE = 500
 MAX_TODO_ID = 200
@@ -29,10 +28,23 @@ TASK_KINDS = ("task", "deadline")  # the memories a todo can be promoted from
 _MEMORY_MARK = ":mem:"  # memory ids are "<session id>:mem:<hash>" (models/memory.py)
 
 
-class TodoService:
-    def __init__(self, service: RecallService) -> None:
-        self.service = service
-        self.store = TodoStore(service.data)
+class TodoList(msgspec.Struct):
+    todos: list[Todo]
+    total: int
+    limit: int
+    offset: int
+
+
+class PromoteResult(msgspec.Struct):
+    todo: Todo
+    created: bool  # false: the memory had been promoted before, this is that todo
+
+
+class Todos:
+    def __init__(self, data: DataDir, memories: SessionMemories) -> None:
+        self.data = data
+        self.store = TodoStore(data)
+        self.memories = memories  # where task memories are promoted from
 
     def add(self, content: object, period: object = "week", day: object = None, *,
             source_session_id: object = None, source_memory_id: object = None) -> Todo:
@@ -54,8 +66,8 @@ class TodoService:
         except NotFound:  # deleted since it was checked above
             raise InvalidInput(f"source session {session_id!r} is not in the archive") from None
 
-    def promote(self, memory_id: object, period: object = None, day: object = None
-                ) -> tuple[Todo, bool]:
+    def promote(self, memory_id: object, period: object = None,
+                day: object = None) -> PromoteResult:
         """A todo from a task memory: its text, linked to the memory and its session. By
         default a task with a due date becomes a todo for that day, one without a todo for
         this week. Promoting a memory again returns the todo made the first time."""
@@ -67,8 +79,9 @@ class TodoService:
             period = "day" if memory.due_date else "week"
         bounds = period_bounds(check_period(period), _day(day if day is not None
                                                           else memory.due_date))
-        return self.store.promote(_content(memory.text), str(period), bounds,
-                                  session_id=memory.session_id, memory_id=memory.id)
+        todo, created = self.store.promote(_content(memory.text), str(period), bounds,
+                                           session_id=memory.session_id, memory_id=memory.id)
+        return PromoteResult(todo, created)
 
     def get(self, todo_id: object) -> Todo:
         return self.store.get(_todo_id(todo_id))
@@ -79,8 +92,8 @@ class TodoService:
     def reopen(self, todo_id: object) -> Todo:
         return self.store.set_done(_todo_id(todo_id), False)
 
-    def list(self, period: object = None, day: object = None, status: object = "open", *,
-             limit: int = 100, offset: int = 0) -> dict[str, Any]:
+    def listing(self, period: object = None, day: object = None, status: object = "open", *,
+             limit: int = 100, offset: int = 0) -> TodoList:
         """Todos by status (open, done or all). With a period and a day: that period's todos;
         with a day alone: every todo whose period holds that day (its day, week and month);
         with a period alone: every todo of that kind."""
@@ -98,21 +111,20 @@ class TodoService:
             else:
                 within = (start, start)
         todos = self.store.list(period=kind, period_date=first, within=within, status=wanted)
-        return {"todos": [msgspec.to_builtins(t) for t in todos[offset : offset + limit]],
-                "total": len(todos), "limit": limit, "offset": offset}
+        return TodoList(todos[offset : offset + limit], len(todos), limit, offset)
 
-    def in_period(self, start: str, end: str) -> list[dict[str, Any]]:
+    def in_period(self, start: str, end: str) -> list[Todo]:
         """Every todo whose period overlaps the days start..end, open ones first (the digest)."""
         todos = self.store.list(within=(start, end))
         todos.sort(key=lambda t: t.status != "open")  # stable: otherwise in listing order
-        return [msgspec.to_builtins(t) for t in todos]
+        return todos
 
     def _archived_session(self, session_id: object) -> str:
         try:
             checked = check_session_id(session_id)
         except UnsafeSessionId as exc:
             raise InvalidInput(f"source session: {exc.detail}") from None
-        state = State(self.service.data.state_db)
+        state = State(self.data.state_db)
         try:
             row = state.session(checked)
         finally:
@@ -127,7 +139,7 @@ class TodoService:
             raise missing(f"no memory {memory_id!r}")
         session_id = memory_id.rpartition(_MEMORY_MARK)[0]
         try:
-            memories = self.service.memories(session_id)
+            memories = self.memories.of(session_id)
         except NotFound:
             raise missing(f"no memory {memory_id!r}") from None
         for memory in memories:
