@@ -1,0 +1,38 @@
+"""Outside /v1: the health probe and Prometheus metrics."""
+
+from __future__ import annotations
+
+import logging
+
+from litestar import Response, get
+from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, Gauge, generate_latest
+
+from api.http.params import Service
+from api.http.problems import problem_responses
+from api.service.sessions import Health
+from models import RecallError
+
+__all__ = ["health_route", "metrics_route"]
+
+log = logging.getLogger(__name__)
+
+SESSIONS_INDEXED = Gauge("recall_sessions_indexed", "Sessions in the archive and both indexes")
+MESSAGES_INDEXED = Gauge("recall_messages_indexed", "Messages in the archive and both indexes")
+
+
+@get("/healthz", sync_to_thread=True, responses=problem_responses(503),
+     summary="200 when both indexes are open and consistent")
+def health_route(service: Service) -> Health:
+    return service.health()
+
+
+@get("/metrics", sync_to_thread=True, include_in_schema=False)
+def metrics_route(service: Service) -> Response[bytes]:
+    """Prometheus text format: request counts and latencies by route, plus archive size."""
+    try:
+        counts = service.stats()
+        SESSIONS_INDEXED.set(counts.sessions)
+        MESSAGES_INDEXED.set(counts.messages)
+    except RecallError:  # metrics must answer even when the index is down
+        log.warning("could not read counts for /metrics", exc_info=True)
+    return Response(generate_latest(REGISTRY), media_type=CONTENT_TYPE_LATEST)

@@ -1,0 +1,51 @@
+"""GET /v1/search: the same request and result as `recall search --json` and the MCP tool."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from litestar import Router, get
+from litestar.params import FromQuery, QueryParameter
+
+from api.http.params import OptionalDay, OptionalText, SearchQuery, Service
+from api.http.problems import problem_responses
+from api.service.requests import search_request
+from models import SearchResponse
+from models.hits import MemoryRank, SearchScope
+from models.memory import MemoryType
+
+__all__ = ["router"]
+
+Limit = Annotated[int, QueryParameter(ge=1, le=100, description="sessions to return")]
+
+
+@get("/search", sync_to_thread=True, responses=problem_responses(400, 503),
+     summary="Search the archive (same result shape as `recall search --json`)")
+def search_route(
+    service: Service,
+    q: SearchQuery,
+    mode: FromQuery[Literal["hybrid", "keyword", "vector"]] = "hybrid",
+    date: OptionalDay = None,
+    since: OptionalDay = None,
+    until: OptionalDay = None,
+    channel: OptionalText = None,
+    participant: OptionalText = None,
+    role: OptionalText = None,
+    session: OptionalText = None,
+    search_scope: Annotated[SearchScope, QueryParameter(  # "scope" is a name Litestar reserves
+        name="scope",
+        description="messages (default), memories (extracted memories), or all")] = "messages",
+    memory_type: Annotated[MemoryType | None, QueryParameter(
+        description="only memories of this type (needs scope memories or all)")] = None,
+    limit: Limit = 10,
+    memory_rank: Annotated[MemoryRank, QueryParameter(
+        description="match (default), or relevance: memory hits score match x memory relevance "
+                    "(needs scope memories or all)")] = "match",
+) -> SearchResponse:
+    values = {"mode": mode, "date": date, "since": since, "until": until, "channel": channel,
+              "participant": participant, "role": role, "session": session, "scope": search_scope,
+              "memory_type": memory_type, "limit": limit, "memory_rank": memory_rank}
+    return service.search(search_request(values, q))
+
+
+router = Router(path="/", route_handlers=[search_route])
