@@ -8,7 +8,8 @@ from mcp.server import MCPServer
 from pydantic import Field
 
 from api.mcp.results import WRITES, tool_result
-from api.service.core import RecallService
+from api.service import RecallService
+from api.service.live import AppendResult, LiveSession
 
 __all__ = ["add_live_tools"]
 
@@ -27,10 +28,10 @@ def add_live_tools(server: MCPServer, service: RecallService) -> None:
         category: Annotated[str | None, Field(description="what kind of conversation")] = None,
         session_id: Annotated[str | None, Field(
             description="its id (letters, digits, '-', '_'); default a new UUID")] = None,
-    ) -> dict[str, Any]:
+    ) -> LiveSession:
         body = {k: v for k, v in (("sessionId", session_id), ("title", title),
                                   ("channel", channel), ("category", category)) if v is not None}
-        return service.start_session(body)
+        return service.live.start(body)
 
     @server.tool(annotations=WRITES, description=(
         "Append messages to a live session (from start_session), in order: each {role, "
@@ -42,8 +43,8 @@ def add_live_tools(server: MCPServer, service: RecallService) -> None:
         session_id: Annotated[str, Field(description="the live session's id")],
         messages: Annotated[list[dict[str, Any]], Field(
             description="the messages, oldest first: [{\"role\": \"user\", \"content\": \"...\"}]")],
-    ) -> dict[str, Any]:
-        return service.append_messages(session_id, messages)
+    ) -> AppendResult:
+        return service.live.append(session_id, messages)
 
     @server.tool(annotations=WRITES, description=(
         "Change a live session's status: paused (saves a snapshot to resume from), active "
@@ -56,5 +57,5 @@ def add_live_tools(server: MCPServer, service: RecallService) -> None:
             description="the new status")],
         summary: Annotated[str | None, Field(
             description="only when archiving: the summary to keep")] = None,
-    ) -> dict[str, Any]:
-        return service.set_session_status(session_id, status, summary)
+    ) -> LiveSession:
+        return service.live.set_status(session_id, status, summary)

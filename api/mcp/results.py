@@ -5,10 +5,12 @@ its detail alone."""
 from __future__ import annotations
 
 import functools
+import inspect
 import json
 from collections.abc import Callable
 from typing import Any, ParamSpec
 
+import msgspec
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 
 from models import RecallError
@@ -24,9 +26,10 @@ DELETES = ToolAnnotations(destructive_hint=True, idempotent_hint=False, open_wor
 P = ParamSpec("P")
 
 
-def tool_result(fn: Callable[P, dict[str, Any]]) -> Callable[P, CallToolResult]:
-    """Turn a tool's dict into compact JSON text plus structured content, and a RecallError
-    into a tool error whose text is its detail alone.
+def tool_result(fn: Callable[P, msgspec.Struct]) -> Callable[P, CallToolResult]:
+    """Turn a tool's answer (a service result, the record HTTP and the CLI show) into compact
+    JSON text plus structured content, and a RecallError into a tool error whose text is its
+    detail alone.
 
     The SDK would indent the JSON (tokens an agent pays for) and prefix errors with
     "Error executing tool …". Any other exception is left to the SDK, which logs the
@@ -36,10 +39,15 @@ def tool_result(fn: Callable[P, dict[str, Any]]) -> Callable[P, CallToolResult]:
     @functools.wraps(fn)  # keeps the signature and annotations the SDK builds schemas from
     def call(*args: P.args, **kwargs: P.kwargs) -> CallToolResult:
         try:
-            out = fn(*args, **kwargs)
+            out = msgspec.to_builtins(fn(*args, **kwargs))
         except RecallError as exc:
             return CallToolResult(content=[TextContent(type="text", text=exc.detail)], is_error=True)
         text = json.dumps(out, ensure_ascii=False, separators=(",", ":"))
         return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=out)
 
+    # The SDK derives a tool's input schema from the signature and its output schema from the
+    # return annotation: every tool answers one JSON object, whichever record it encodes.
+    signature = inspect.signature(fn, eval_str=True)
+    call.__signature__ = signature.replace(  # type: ignore[attr-defined]  # inspect reads it
+        return_annotation=dict[str, Any])
     return call

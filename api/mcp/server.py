@@ -18,11 +18,21 @@ from starlette.applications import Starlette
 from api.mcp.live import add_live_tools
 from api.mcp.results import DELETES, READS, WRITES_IDEMPOTENT, tool_result
 from api.mcp.todos import add_todo_tools
-from api.service.core import RecallService
+from api.service import RecallService
+from api.service.indexing import IngestResult
+from api.service.memories import MemoriesPayload
 from api.service.requests import search_request
+from api.service.sessions import ArchivedSession
 from api.settings import Settings
+from models import ChangeReport, RecoveryDecision, SearchResponse
+from search.digest import Digest
 
 __all__ = ["build_mcp", "mcp_lifespan", "run_stdio", "streamable_http_app"]
+
+
+class Deleted(msgspec.Struct):
+    session_id: str
+    deleted: bool = True
 
 
 INSTRUCTIONS = (
@@ -66,10 +76,10 @@ def build_mcp(service: RecallService) -> MCPServer:
         memory_rank: Annotated[Literal["match", "relevance"], Field(
             description="match (default), or relevance: memories used more, and more lately, "
                         "rank higher (scope memories or all)")] = "match",
-    ) -> dict[str, Any]:
+    ) -> SearchResponse:
         values = {"date": date, "since": since, "until": until, "channel": channel,
                   "scope": scope, "limit": limit, "memory_rank": memory_rank}
-        return msgspec.to_builtins(service.search(search_request(values, query)))
+        return service.search(search_request(values, query))
 
     @server.tool(annotations=READS, description=(
         "Read one archived session by its session_id (from search_archive): summary, topics, "
@@ -80,7 +90,7 @@ def build_mcp(service: RecallService) -> MCPServer:
         session_id: Annotated[str, Field(description="the session_id of a search result")],
         token_budget: Annotated[int | None, Field(
             description="keep the answer under about this many tokens")] = None,
-    ) -> dict[str, Any]:
+    ) -> ArchivedSession:
         return service.session(session_id, token_budget)
 
     @server.tool(annotations=WRITES_IDEMPOTENT, description=(
@@ -93,9 +103,8 @@ def build_mcp(service: RecallService) -> MCPServer:
     @tool_result
     def archive_session(
         session: Annotated[dict[str, Any], Field(description="the session record to archive")],
-    ) -> dict[str, Any]:
-        session_id, changed = service.ingest_record(session)
-        return {"session_id": session_id, "indexed": True, "changed": changed}
+    ) -> IngestResult:
+        return service.ingest_record(session)
 
     @server.tool(annotations=DELETES, description=(
         "Delete one session permanently from the archive and both search indexes. Only when "
@@ -103,9 +112,9 @@ def build_mcp(service: RecallService) -> MCPServer:
     @tool_result
     def delete_session(
         session_id: Annotated[str, Field(description="the session_id to delete")],
-    ) -> dict[str, Any]:
+    ) -> Deleted:
         service.delete(session_id)
-        return {"session_id": session_id, "deleted": True}
+        return Deleted(session_id)
 
     @server.tool(annotations=READS, description=(
         "Extract what is worth remembering from an archived session: 'user' (facts and "
@@ -118,8 +127,8 @@ def build_mcp(service: RecallService) -> MCPServer:
         types: Annotated[list[str] | None, Field(description="only these types; default all")] = None,
         refine: Annotated[bool, Field(
             description="let the configured LLM endpoint revise them (only if one is set)")] = False,
-    ) -> dict[str, Any]:
-        return service.memories_payload(session_id, types, refine=refine)
+    ) -> MemoriesPayload:
+        return service.memories.extract(session_id, types, refine=refine)
 
     @server.tool(annotations=READS, description=(
         "Decide which saved snapshot of a session to resume interrupted work from. Give the "
@@ -132,8 +141,8 @@ def build_mcp(service: RecallService) -> MCPServer:
         context: Annotated[str | None, Field(description="what the user wants to resume now")] = None,
         token_budget: Annotated[int | None, Field(
             description="compress the chosen snapshot to about this many tokens")] = None,
-    ) -> dict[str, Any]:
-        return msgspec.to_builtins(service.recover(session_id, context, token_budget=token_budget))
+    ) -> RecoveryDecision:
+        return service.snapshots.recover(session_id, context, token_budget=token_budget)
 
     @server.tool(annotations=READS, description=(
         "What changed in a session since a saved snapshot (default: the newest): intents added, "
@@ -144,8 +153,8 @@ def build_mcp(service: RecallService) -> MCPServer:
         session_id: Annotated[str, Field(description="the session whose snapshots to compare")],
         snapshot_id: Annotated[str | None, Field(
             description="compare from this snapshot; default the newest")] = None,
-    ) -> dict[str, Any]:
-        return msgspec.to_builtins(service.snapshot_changes(session_id, snapshot_id))
+    ) -> ChangeReport:
+        return service.snapshots.changes(session_id, snapshot_id)
 
     @server.tool(annotations=READS, description=(
         "A digest of a day, week or month around a date: active topics with counts, open tasks, "
@@ -155,7 +164,7 @@ def build_mcp(service: RecallService) -> MCPServer:
     def memory_digest(
         period: Annotated[str, Field(description="day, week or month")] = "week",
         date: Annotated[str | None, Field(description="YYYY-MM-DD inside the period; default today")] = None,
-    ) -> dict[str, Any]:
+    ) -> Digest:
         return service.digest(period, date)
 
     add_live_tools(server, service)

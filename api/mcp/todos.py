@@ -9,7 +9,9 @@ from mcp.server import MCPServer
 from pydantic import Field
 
 from api.mcp.results import READS, WRITES, WRITES_IDEMPOTENT, tool_result
-from api.service.core import RecallService
+from api.service import RecallService
+from api.service.todos import TodoList
+from models.todo import Todo
 
 __all__ = ["add_todo_tools"]
 
@@ -31,10 +33,9 @@ def add_todo_tools(server: MCPServer, service: RecallService) -> None:
             description="the session this todo comes from, if any")] = None,
         memory_id: Annotated[str | None, Field(
             description="the extracted task memory this todo comes from, if any")] = None,
-    ) -> dict[str, Any]:
-        todo = service.todos.add(content, period, date, source_session_id=session_id,
+    ) -> Todo:
+        return service.todos.add(content, period, date, source_session_id=session_id,
                                  source_memory_id=memory_id)
-        return msgspec.to_builtins(todo)
 
     @server.tool(annotations=WRITES_IDEMPOTENT, description=(
         "Mark a todo done by its id (from add_todo or list_todos). Completing it again changes "
@@ -42,8 +43,8 @@ def add_todo_tools(server: MCPServer, service: RecallService) -> None:
     @tool_result
     def complete_todo(
         todo_id: Annotated[str, Field(description="the todo's id")],
-    ) -> dict[str, Any]:
-        return msgspec.to_builtins(service.todos.complete(todo_id))
+    ) -> Todo:
+        return service.todos.complete(todo_id)
 
     @server.tool(annotations=READS, description=(
         "List todos. With a date: the todos whose period holds that day (its day, week and "
@@ -57,5 +58,5 @@ def add_todo_tools(server: MCPServer, service: RecallService) -> None:
         status: Annotated[Literal["open", "done", "all"], Field(
             description="open (default), done or all")] = "open",
         limit: Annotated[int, Field(description="how many to return, at most 500")] = 100,
-    ) -> dict[str, Any]:
-        return service.todos.list(period, date, status, limit=limit)
+    ) -> TodoList:
+        return service.todos.listing(period, date, status, limit=limit)
