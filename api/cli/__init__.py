@@ -1,5 +1,5 @@
-"""The `recall` command line."""
+"""The `recall` command line: a click group with one module per family of commands."""
 
-from api.cli.commands import main
+from api.cli.main import cli, main
 
-__all__ = ["main"]
+__all__ = ["cli", "main"]

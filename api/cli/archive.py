@@ -1,0 +1,214 @@
+"""Filling and keeping the archive: `recall index`, `import`, `delete`, `reindex`, `check`, `stats`."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from api.cli.output import json_option, pass_service, print_json
+from api.service import RecallService
+from api.service.indexing import ImportPreview
+from api.service.maintenance import RepairReport
+from indexer.formats import DEFAULT_TOOL_CHARS, ImportOptions
+from indexer.formats.importer import FORMAT_NAMES, candidate_files, default_paths
+from models import InvalidInput
+from search.dates import check_day
+
+__all__ = ["COMMANDS"]
+
+PATHS = click.Path(path_type=Path)
+
+
+@click.command()
+@click.argument("paths", nargs=-1, required=True, type=PATHS, metavar="PATH...")
+@click.option("--strict", is_flag=True, help="exit non-zero if any file is rejected")
+@json_option
+@pass_service
+def index(service: RecallService, paths: tuple[Path, ...], strict: bool, as_json: bool) -> int:
+    """Ingest session files and folders.
+
+    Reads *.json and *.jsonl under each PATH; the format (archive JSON, JSONL, Claude Code,
+    OpenClaw, ChatGPT) is found by content. Unchanged files are skipped; bad files are
+    reported and quarantined, and the batch goes on."""
+    missing = [str(p) for p in paths if not p.exists()]
+    for path in missing:
+        print(f"recall: no such file or folder: {path}", file=sys.stderr)
+    report = service.index([p for p in paths if p.exists()])
+    if as_json:
+        print_json(report)
+    else:
+        for r in report.rejected:
+            print(f"rejected {r.path}: {r.reason}", file=sys.stderr)
+        print(f"indexed {report.indexed} sessions ({report.messages} messages), "
+              f"{report.unchanged} unchanged, {len(report.rejected)} rejected, "
+              f"{sum(report.redacted.values())} secrets redacted, in {report.seconds:.1f}s")
+    nothing_read = report.indexed + report.unchanged == 0 and (report.rejected or report.files == 0)
+    if missing and not report.files:
+        return 1
+    return 1 if nothing_read or (strict and (report.rejected or missing)) else 0
+
+
+@click.command("import")
+@click.argument("fmt", metavar="FORMAT", type=click.Choice(FORMAT_NAMES))
+@click.argument("paths", nargs=-1, type=PATHS, metavar="[PATH...]")
+@click.option("--since", metavar="DATE",
+              help="only sessions active on or after this date (2026-03-01, 2026-03)")
+@click.option("--dry-run", is_flag=True, help="list what would be imported; write nothing")
+@click.option("--tool-chars", type=int, default=DEFAULT_TOOL_CHARS, show_default=True,
+              metavar="N", help="cut tool inputs and outputs to N characters")
+@click.option("--thinking", is_flag=True, help="keep the assistant's thinking blocks")
+@click.option("--strict", is_flag=True, help="exit non-zero if any file is rejected")
+@json_option
+@pass_service
+def import_(service: RecallService, fmt: str, paths: tuple[Path, ...], since: str | None,
+            dry_run: bool, tool_chars: int, thinking: bool, strict: bool, as_json: bool) -> int:
+    """Import an agent's transcripts (claude-code, openclaw, chatgpt).
+
+    Reads PATH, or without one, where FORMAT keeps its transcripts (e.g. ~/.claude/projects
+    for claude-code)."""
+    if tool_chars < 0:
+        raise InvalidInput("--tool-chars must not be negative")
+    options = ImportOptions(format=fmt, tool_chars=tool_chars, thinking=thinking,
+                            since=check_day(since) if since else None)
+    roots = list(paths) or default_paths(fmt)
+    missing = [p for p in roots if not p.exists()]
+    if missing and not paths:
+        raise InvalidInput(f"no {fmt} transcripts at {missing[0]} (give a PATH)")
+    for path in missing:
+        print(f"recall: no such file or folder: {path}", file=sys.stderr)
+    files = candidate_files(fmt, [p for p in roots if p.exists()])
+    if not files:
+        print(f"recall: no {fmt} transcripts found under "
+              f"{', '.join(str(p) for p in roots)}", file=sys.stderr)
+        return 1
+    if dry_run:
+        planned = service.preview_import(fmt, files, options)
+        if as_json:
+            print_json(planned)
+        else:
+            _print_preview(planned, options.since)
+        nothing_read = not (planned.sessions or planned.older_than_since or planned.empty)
+        return 1 if nothing_read or (strict and (planned.rejected or missing)) else 0
+    report = service.index(files, options)
+    if as_json:
+        print_json(report)
+    else:
+        for r in report.rejected:
+            print(f"rejected {r.path}: {r.reason}", file=sys.stderr)
+        print(f"{fmt}: read {report.files} files; indexed {report.indexed} sessions "
+              f"({report.messages} messages), {report.unchanged} unchanged, "
+              f"{len(report.rejected)} rejected, {sum(report.redacted.values())} secrets redacted, "
+              f"in {report.seconds:.1f}s")
+    nothing_read = report.indexed + report.unchanged == 0 and bool(report.rejected)
+    return 1 if nothing_read or (strict and (report.rejected or missing)) else 0
+
+
+def _print_preview(planned: ImportPreview, since: str | None) -> None:
+    for s in planned.sessions:
+        left_out = ", ".join(f"{n}× {reason}" for reason, n in s.skipped.items())
+        print(f"{s.session_id}  {s.date}  {s.messages} messages  {s.title or ''}".rstrip())
+        print(f"    {s.file}" + (f"  (left out: {left_out})" if left_out else ""))
+    for r in planned.rejected:
+        print(f"rejected {r.path}: {r.reason}", file=sys.stderr)
+    older = f", {planned.older_than_since} older than {since}" if since else ""
+    print(f"would import {len(planned.sessions)} sessions ({planned.messages} messages) from "
+          f"{planned.files} files: {len(planned.empty)} with nothing to import, "
+          f"{len(planned.rejected)} rejected{older}; nothing written")
+
+
+@click.command()
+@click.argument("session_ids", nargs=-1, metavar="[ID...]")
+@click.option("--purge", is_flag=True,
+              help="then rewrite the indexes and state so no file still holds deleted text "
+                   "(copies the whole index: minutes on a large archive)")
+@pass_service
+def delete(service: RecallService, session_ids: tuple[str, ...], purge: bool) -> int:
+    """Remove sessions from the archive and both indexes."""
+    if not session_ids and not purge:
+        raise InvalidInput("name the sessions to delete, or pass --purge alone to purge "
+                           "what earlier deletes left in the index files")
+    for session_id in session_ids:
+        service.delete(session_id)
+        print(f"deleted {session_id}")
+    if purge:
+        copied = service.maintenance.purge()
+        print(f"purged: copied {copied.keyword_documents} keyword documents and "
+              f"{copied.vector_rows} vectors into fresh files; older files removed")
+    return 0
+
+
+@click.command()
+@json_option
+@pass_service
+def reindex(service: RecallService, as_json: bool) -> int:
+    """Rebuild both indexes from the archive, switching atomically."""
+    report = service.maintenance.reindex()
+    if as_json:
+        print_json(report)
+    else:
+        print(f"reindexed {report.indexed} sessions in {report.seconds:.1f}s "
+              f"with embedder {service.embedder.name}")
+        for r in report.rejected:
+            print(f"skipped {r.path}: {r.reason}", file=sys.stderr)
+    return 0
+
+
+@click.command()
+@click.option("--repair", is_flag=True, help="fix what differs from the archive, then check again")
+@json_option
+@pass_service
+def check(service: RecallService, repair: bool, as_json: bool) -> int:
+    """Verify that archive, indexes and memories agree.
+
+    Compares the archive, the state database, both indexes and the stored memories, session by
+    session. Exit status 1 while any difference remains (after --repair: any it could not
+    fix)."""
+    report = service.maintenance.repair() if repair else service.maintenance.check()
+    if as_json:
+        print_json(report)
+    else:
+        if isinstance(report, RepairReport):
+            for d in report.found or []:
+                print(f"found {d.session_id or '(index)'}: {d.kind}: {d.detail}")
+        if isinstance(report, RepairReport) and report.repaired:
+            fixed = report.repaired
+            print("rebuilt the index from the archive" if fixed.rebuilt
+                  else f"re-indexed {fixed.sessions} sessions from the archive")
+        for d in report.differences:
+            print(f"{d.session_id or '(index)'}: {d.kind}: {d.detail}")
+        state = "consistent" if report.ok else f"{len(report.differences)} differences"
+        print(f"checked {report.sessions} sessions, {report.keyword_documents} keyword "
+              f"documents, {report.vector_passages} vector passages: {state}")
+    return 0 if report.ok else 1
+
+
+@click.command()
+@json_option
+@pass_service
+def stats(service: RecallService, as_json: bool) -> int:
+    """What is archived and indexed."""
+    s = service.stats()
+    if as_json:
+        print_json(s, indent=1)
+        return 0
+    print(f"data dir:   {s.home}")
+    print(f"sessions:   {s.sessions}  messages: {s.messages}")
+    if s.first_date:
+        print(f"dates:      {s.first_date} .. {s.last_date}")
+    channels = ", ".join(f"{name or '-'} {count}" for name, count in s.channels.items())
+    print(f"channels:   {channels}")
+    if s.index:
+        ix = s.index
+        print(f"index:      {ix.generation}, embedder {ix.embedder} ({ix.dim}d), "
+              f"{ix.keyword_documents} keyword docs, {ix.vector_passages} passages, "
+              f"{ix.disk_bytes / 1e6:.1f} MB")
+    if s.unfinished:
+        print(f"unfinished: {s.unfinished} (the next `recall index` finishes them)")
+    if s.quarantined:
+        print(f"quarantine: {s.quarantined} rejected files")
+    return 0
+
+
+COMMANDS = [index, import_, delete, reindex, check, stats]

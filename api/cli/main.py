@@ -1,0 +1,57 @@
+"""The `recall` group: global options, the one service built for every command, and the exit
+statuses (0 done, 1 a recall error, 2 a usage error, 130 interrupted)."""
+
+from __future__ import annotations
+
+import logging
+import sys
+from collections.abc import Sequence
+
+import click
+
+from api.cli import archive, live, maintenance, memories, read, recovery, serve, todos, watch
+from api.service import RecallService
+from api.settings import Settings
+from indexer.ingest.progress import make_progress
+from models import RecallError
+
+__all__ = ["cli", "main"]
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.option("--home", help="data directory (default: $RECALL_HOME or the per-user data dir)")
+@click.option("--embedder", help="embedding model (default: $RECALL_EMBEDDER or e5)")
+@click.option("-v", "--verbose", is_flag=True, help="log progress details")
+@click.pass_context
+def cli(ctx: click.Context, home: str | None, embedder: str | None, verbose: bool) -> None:
+    """Search your archived conversations with AI assistants, in English and Chinese."""
+    logging.basicConfig(level=logging.INFO if verbose else logging.WARNING,
+                        format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
+    settings = Settings.from_env(home=home, embedder=embedder)
+    ctx.obj = RecallService(settings, progress=make_progress)
+
+
+for family in (archive, watch, read, memories, recovery, live, todos, maintenance, serve):
+    for command in family.COMMANDS:
+        cli.add_command(command)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        code = cli.main(args=list(argv) if argv is not None else None, prog_name="recall",
+                        standalone_mode=False)
+    except click.ClickException as exc:  # a usage error: the message and how to get help
+        exc.show()
+        return exc.exit_code
+    except click.exceptions.Exit as exc:  # --help
+        return exc.exit_code
+    except click.Abort:  # Ctrl-C (click turns KeyboardInterrupt into Abort)
+        print("recall: interrupted", file=sys.stderr)
+        return 130
+    except RecallError as exc:
+        print(f"recall: {exc.detail}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("recall: interrupted", file=sys.stderr)
+        return 130
+    return code if isinstance(code, int) else 0

@@ -1,0 +1,151 @@
+"""Reading the archive: `recall search` (one query or a batch) and `recall show`."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any, TextIO
+
+import click
+import msgspec
+from click.core import ParameterSource
+
+from api.cli.output import json_option, pass_service, print_json
+from api.service import RecallService
+from api.service.requests import REQUEST_KEYS, search_request
+from api.service.sessions import ArchivedSession
+from models import MEMORY_TYPES, InvalidQuery, RecallError, SearchResponse
+
+__all__ = ["COMMANDS", "print_session", "show"]
+
+
+@click.command()
+@click.argument("query", required=False)
+@click.option("--batch", metavar="FILE",
+              help="JSON lines of queries ('-' for stdin); the options given here apply to "
+                   "every line that does not set its own")
+@click.option("--mode", type=click.Choice(["hybrid", "keyword", "vector"]), default="hybrid",
+              show_default=True)
+@click.option("--date", metavar="DATE",
+              help="only sessions on this day, month or year (2026-03-29, 2026-03)")
+@click.option("--since", metavar="DATE", help="only sessions on or after this date")
+@click.option("--until", metavar="DATE", help="only sessions on or before this date")
+@click.option("--channel", metavar="NAME", help="only this channel (webchat, telegram, ...)")
+@click.option("--participant", metavar="NAME", help="only sessions with this participant")
+@click.option("--role", metavar="ROLE", help="only messages with this role (user, assistant, ...)")
+@click.option("--session", metavar="ID", help="only this session id")
+@click.option("--memories", is_flag=True,
+              help="search the memories extracted from sessions instead of the messages")
+@click.option("--scope", type=click.Choice(["messages", "memories", "all"]),
+              help="what to search: messages (default), memories, or all")
+@click.option("--memory-type", type=click.Choice(MEMORY_TYPES),
+              help="only memories of this type (implies --memories)")
+@click.option("--limit", type=int, default=10, show_default=True, help="sessions to return")
+@click.option("--memory-rank", type=click.Choice(["match", "relevance"]),
+              help="order memory hits by match (default) or match x memory relevance")
+@json_option
+@pass_service
+@click.pass_context
+def search(ctx: click.Context, service: RecallService, query: str | None, batch: str | None,
+           memories: bool, as_json: bool, **values: Any) -> int:
+    """Search the archive.
+
+    QUERY is words, a question or an identifier, in English or Chinese; quote phrases with
+    "...". With --batch, one JSON object per line ({"query": ..., "qid": ..., and any option
+    by name}) gives one JSON line out per line in."""
+    if memories:
+        if values["scope"] not in (None, "memories"):
+            raise click.UsageError(f"--memories is --scope memories, not --scope {values['scope']}")
+        values["scope"] = "memories"
+    if batch is not None:
+        if query is not None:
+            raise click.UsageError("give a QUERY or --batch FILE, not both")
+        given = {k: v for k, v in values.items() if k in REQUEST_KEYS and _given(ctx, k, v)}
+        return _batch_search(service, batch, given)
+    if not query:
+        raise InvalidQuery("give a QUERY or --batch FILE")
+    response = service.search(search_request(values, query))
+    if as_json:
+        print_json(response)
+    else:
+        _print_results(response, sys.stdout)
+    return 0
+
+
+def _given(ctx: click.Context, name: str, value: Any) -> bool:
+    """Whether the option was given on the command line (a default applies to no line)."""
+    if name == "scope":  # set by --scope or --memories
+        return value is not None
+    return ctx.get_parameter_source(name) is not ParameterSource.DEFAULT
+
+
+def _batch_search(service: RecallService, source: str, given: dict[str, Any]) -> int:
+    """One JSON line out per line in: the response with its qid, or the error."""
+    stream = sys.stdin if source == "-" else open(source, encoding="utf-8")  # noqa: SIM115
+    failures = 0
+    with stream:
+        for number, line in enumerate(stream, start=1):
+            if not line.strip():
+                continue
+            qid: Any = None
+            out: dict[str, Any]
+            try:
+                item = json.loads(line)
+                if not isinstance(item, dict):
+                    raise InvalidQuery("each line must be a JSON object")
+                qid = item.get("qid", number)
+                response = service.search(search_request(given | item, item.get("query")))
+                out = msgspec.to_builtins(response) | {"qid": qid}
+            except (RecallError, json.JSONDecodeError) as exc:
+                failures += 1
+                detail = exc.detail if isinstance(exc, RecallError) else f"invalid JSON: {exc}"
+                out = {"qid": qid if qid is not None else number, "error": detail}
+            print(json.dumps(out, ensure_ascii=False), flush=True)
+    return 1 if failures else 0
+
+
+def _print_results(response: SearchResponse, out: TextIO) -> None:
+    if not response.results:
+        print(f"no match for {response.query!r}", file=out)
+        return
+    bold, plain = ("\033[1m", "\033[0m") if out.isatty() else ("**", "**")
+    for rank, hit in enumerate(response.results, start=1):
+        title = f"  {hit.title}" if hit.title else ""
+        print(f"{rank}. {hit.session_id}  {hit.date}  {hit.channel or '-'}  "
+              f"score {hit.score:.4f}{title}", file=out)
+        for m in hit.messages:
+            text = m.snippet
+            for start, end in reversed(m.highlights):
+                text = text[:start] + bold + text[start:end] + plain + text[end:]
+            role = f"{m.role} {m.memory_type}" if m.memory_type else m.role
+            print(f"   [{role}{' ' + m.id if m.id else ''}] {text}", file=out)
+        print(file=out)
+
+
+@click.command()
+@click.argument("session_id", metavar="ID")
+@click.option("--token-budget", type=int, help="summary plus the newest messages that fit")
+@json_option
+@pass_service
+def show(service: RecallService, session_id: str, token_budget: int | None, as_json: bool) -> int:
+    """Print an archived session."""
+    session = service.session(session_id, token_budget)
+    if as_json:
+        print_json(session, indent=1)
+    else:
+        print_session(session)
+    return 0
+
+
+def print_session(s: ArchivedSession) -> None:
+    title = s.title or ", ".join(s.topics)
+    print(f"{s.session_id}  {s.date}  {s.channel or ''}  {title}")
+    if s.summary:
+        print(f"summary: {s.summary}")
+    if s.omitted_messages:
+        print(f"({s.omitted_messages} earlier messages left out to fit the budget)")
+    for m in s.messages:
+        print(f"\n[{m.time}] {m.speaker or m.role}:\n{m.content}")
+
+
+COMMANDS = [search, show]

@@ -1,0 +1,124 @@
+"""Saved states and resuming: `recall snapshot`, `snapshots`, `changes`, `recover`."""
+
+from __future__ import annotations
+
+import click
+import msgspec
+
+from api.cli.output import json_option, pass_service, print_json
+from api.service import RecallService
+from models import InvalidInput, recovery_options
+
+__all__ = ["COMMANDS"]
+
+
+@click.command()
+@click.argument("session_id", metavar="ID")
+@json_option
+@pass_service
+def snapshot(service: RecallService, session_id: str, as_json: bool) -> int:
+    """Save a session's current state (its memories) as a snapshot."""
+    saved = service.snapshots.create(session_id)
+    if as_json:
+        print_json(saved)
+    else:
+        print(f"saved {saved.id}: {len(saved.intents)} intents, {len(saved.facts)} facts, "
+              f"{len(saved.tasks)} tasks")
+    return 0
+
+
+@click.command()
+@click.argument("session_id", metavar="ID")
+@click.option("--keep", type=int, help="delete all but the newest N first")
+@click.option("--show", "shown", metavar="SNAPSHOT", help="print this snapshot instead of the list")
+@click.option("--budget", type=int, help="with --show: compress it to about N tokens")
+@json_option
+@pass_service
+def snapshots(service: RecallService, session_id: str, keep: int | None, shown: str | None,
+              budget: int | None, as_json: bool) -> int:
+    """List a session's snapshots (saved states)."""
+    if shown:  # one snapshot is only ever printed as JSON
+        one = service.snapshots.get(session_id, shown, budget)
+        print(msgspec.json.format(msgspec.json.encode(one), indent=1).decode())
+        return 0
+    if budget is not None:
+        raise InvalidInput("--budget needs --show SNAPSHOT")
+    listed = service.snapshots.of(session_id, keep)
+    if as_json:
+        print_json(listed)
+        return 0
+    if not listed.snapshots:
+        print(f"no snapshots for {session_id}")
+    for s in listed.snapshots:
+        open_tasks = sum(1 for t in s.tasks if t.is_open)
+        print(f"{s.id}  {s.created_at}  {len(s.intents)} intents, {len(s.facts)} facts, "
+              f"{open_tasks}/{len(s.tasks)} open tasks  {s.description}")
+    return 0
+
+
+@click.command()
+@click.argument("session_id", metavar="ID")
+@click.option("--snapshot", "since", metavar="SNAPSHOT",
+              help="compare from this snapshot (default: the newest)")
+@click.option("--against", metavar="SNAPSHOT",
+              help="compare to this snapshot (default: the session's current state)")
+@json_option
+@pass_service
+def changes(service: RecallService, session_id: str, since: str | None, against: str | None,
+            as_json: bool) -> int:
+    """What changed since a snapshot (intents, facts, tasks)."""
+    report = service.snapshots.changes(session_id, since, against)
+    if as_json:
+        print_json(report)
+        return 0
+    print(f"{report.before_id} -> {report.after_id}: {report.severity}. {report.summary}")
+    for change in (*report.intents, *report.facts, *report.tasks):
+        print(f"  {change.kind:<14} {change.text}")
+    for reason in report.reasons:
+        print(f"  why: {reason}")
+    for advice in report.recommendations:
+        print(f"  advice: {advice}")
+    return 0
+
+
+@click.command()
+@click.argument("session_id", metavar="ID")
+@click.option("--context", help="what you want to resume now (ranks by relevance too)")
+@click.option("--budget", type=int, help="compress the chosen snapshot to about N tokens")
+@click.option("--window-hours", type=float,
+              help="only snapshots this close to the newest (default 720; 0: no window)")
+@click.option("--weight", "weights", multiple=True, metavar="PART=W",
+              help="score weight: recency, completeness, relevance or freshness (repeatable)")
+@json_option
+@pass_service
+def recover(service: RecallService, session_id: str, context: str | None, budget: int | None,
+            window_hours: float | None, weights: tuple[str, ...], as_json: bool) -> int:
+    """Choose the snapshot to resume a session from."""
+    options: dict[str, object] = {}
+    if window_hours is not None:
+        options["time_window_hours"] = window_hours or None
+    if weights:
+        options["weights"] = dict(_weight(text) for text in weights)
+    decision = service.snapshots.recover(session_id, context, options=recovery_options(options),
+                                         token_budget=budget)
+    if as_json:
+        print_json(decision)
+        return 0
+    print(f"resume from {decision.selected.id} ({decision.selected.created_at}): "
+          f"{decision.strategy}, confidence {decision.confidence:.2f}")
+    for reason in decision.reasons:
+        print(f"  - {reason}")
+    for alt in decision.alternatives:
+        print(f"  alternative {alt.snapshot_id}: score {alt.score:.3f}")
+    return 0
+
+
+def _weight(text: str) -> tuple[str, float]:
+    name, _, value = text.partition("=")
+    try:
+        return name.strip(), float(value)
+    except ValueError:
+        raise InvalidInput(f"--weight wants PART=NUMBER, not {text!r}") from None
+
+
+COMMANDS = [snapshot, snapshots, changes, recover]

@@ -1,0 +1,69 @@
+"""Serving: `recall serve` (HTTP, with MCP at /mcp), `recall mcp` (stdio), `recall settings`."""
+
+from __future__ import annotations
+
+import ipaddress
+import sys
+
+import click
+
+from api.cli.output import pass_service
+from api.service import RecallService
+from api.settings import SETTINGS
+from models import InvalidInput
+
+__all__ = ["COMMANDS"]
+
+
+@click.command()
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="address to bind (loopback only by default)")
+@click.option("--port", type=int, default=8765, show_default=True)
+@click.option("--insecure", is_flag=True,
+              help="allow a non-loopback address without RECALL_API_TOKEN")
+@pass_service
+def serve(service: RecallService, host: str, port: int, insecure: bool) -> int:
+    """Serve the HTTP API (and MCP at /mcp)."""
+    import uvicorn  # only this command needs the server
+
+    from api.http import create_app
+    from api.http.server import server_config
+
+    try:
+        loopback = host == "localhost" or ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        loopback = False
+    if not loopback and not service.settings.api_token and not insecure:
+        raise InvalidInput(
+            f"refusing to serve on {host} without RECALL_API_TOKEN: anyone who can reach it "
+            "could read your conversations. Set RECALL_API_TOKEN, or pass --insecure.")
+    print(f"recall: serving {service.data.root} on http://{host}:{port} "
+          f"(auth {'on' if service.settings.api_token else 'off'})", file=sys.stderr)
+    app = create_app(service.settings, service, host=host)
+    uvicorn.Server(server_config(app, service.settings, host=host, port=port)).run()
+    return 0
+
+
+@click.command()
+@pass_service
+def mcp(service: RecallService) -> int:
+    """Serve the MCP tools over stdio (for agents)."""
+    from api.mcp import run_stdio
+
+    run_stdio(service)
+    return 0
+
+
+@click.command()
+@pass_service
+def settings(service: RecallService) -> int:
+    """List settings, their environment variables and values."""
+    for setting in SETTINGS:
+        value = getattr(service.settings, setting.name)
+        if setting.secret and value:
+            value = "(set)"  # never print a secret
+        print(f"{setting.env:<29} = {value}\n    {setting.help}")
+    return 0
+
+
+COMMANDS = [serve, mcp, settings]
