@@ -189,19 +189,21 @@ def record() -> dict[str, Any]:
         return norm.value(raw)
 
 
-def differences(a: Any, b: Any, path: str = "$") -> list[str]:
-    """Where b (now) differs from a (recorded): values, types, and keys (their order included)."""
+def differences(a: Any, b: Any, path: str = "$", notes: list[str] | None = None) -> list[str]:
+    """Where b (now) differs from a (recorded): values, types and keys. JSON objects are
+    unordered, so keys in another order are only noted (in `notes`, when given)."""
     if type(a) is not type(b):
         return [f"{path}: was {_short(a)}, now {_short(b)}"]
     if isinstance(a, dict):
-        if list(a) != list(b):
-            missing, extra = [k for k in a if k not in b], [k for k in b if k not in a]
-            if missing or extra:
-                return [f"{path}: keys gone {missing}, new {extra}"]
-            return [f"{path}: keys in another order: was {list(a)}, now {list(b)}"]
-        return [d for k in a for d in differences(a[k], b[k], f"{path}.{k}")]
+        missing, extra = [k for k in a if k not in b], [k for k in b if k not in a]
+        if missing or extra:
+            return [f"{path}: keys gone {missing}, new {extra}"]
+        if list(a) != list(b) and notes is not None:
+            notes.append(f"{path}: keys in another order")
+        return [d for k in a for d in differences(a[k], b[k], f"{path}.{k}", notes)]
     if isinstance(a, list):
-        found = [d for i, (x, y) in enumerate(zip(a, b)) for d in differences(x, y, f"{path}[{i}]")]
+        found = [d for i, (x, y) in enumerate(zip(a, b))
+                 for d in differences(x, y, f"{path}[{i}]", notes)]
         if len(a) != len(b):
             found.append(f"{path}: was {len(a)} items, now {len(b)}")
         return found
@@ -229,18 +231,19 @@ def without_loggers(v: Any) -> Any:
     return LOG_LINE.sub(r"\1 <logger>:", v) if isinstance(v, str) else v
 
 
-def compare(baseline: dict[str, Any], current: dict[str, Any], show: int = 15) -> list[str]:
+def compare(baseline: dict[str, Any], current: dict[str, Any], show: int = 15,
+            notes: list[str] | None = None) -> list[str]:
     """The differences, each prefixed by the CLI command it belongs to."""
-    found = differences(without_loggers(baseline), without_loggers(current))
-    labelled = []
-    for d in found:
-        m = re.match(r"\$\.cli\[(\d+)\]", d)
-        if m and int(m.group(1)) < len(baseline.get("cli", [])):
-            d = f"`recall {shlex.join(baseline['cli'][int(m.group(1))]['argv'][len(GLOBAL):])}`\n    {d}"
-        labelled.append(d)
-    if len(labelled) > show:
-        labelled = labelled[:show] + [f"... and {len(labelled) - show} more differences"]
-    return labelled
+    found = differences(without_loggers(baseline), without_loggers(current), notes=notes)
+    return [_label(baseline, d) for d in found[:show]] + (
+        [f"... and {len(found) - show} more differences"] if len(found) > show else [])
+
+
+def _label(baseline: dict[str, Any], d: str) -> str:
+    m = re.match(r"\$\.cli\[(\d+)\]", d)
+    if m and int(m.group(1)) < len(baseline.get("cli", [])):
+        d = f"`recall {shlex.join(baseline['cli'][int(m.group(1))]['argv'][len(GLOBAL):])}`\n    {d}"
+    return d
 
 
 class _Stderr(io.TextIOBase):
@@ -269,10 +272,13 @@ def main(argv: list[str] | None = None) -> int:
         print(f"recorded {len(current['cli'])} CLI runs, {len(current['mcp_tools'])} MCP tools "
               f"and the OpenAPI document of {code} to {args.file} in {seconds:.1f}s")
         return 0
-    found = compare(baseline or {}, current)
+    notes: list[str] = []
+    found = compare(baseline or {}, current, notes=notes)
     if found:
         print(f"interfaces of {code} differ from {args.file}:", *found, sep="\n", file=sys.stderr)
         return 1
+    for note in notes:  # not a difference in JSON, but worth knowing
+        print(f"note: {_label(baseline or {}, note)}")
     print(f"interfaces of {code} match {args.file} ({len(current['cli'])} CLI runs, {seconds:.1f}s)")
     return 0
 
