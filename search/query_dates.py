@@ -12,33 +12,37 @@ import calendar
 import re
 from datetime import date, timedelta
 
+from indexer.text.dates import DAY_MONTH, MONTH, MONTH_DAY, MONTHS, RELATIVE_DAYS, week_monday
+
 __all__ = ["DayRange", "query_dates"]
 
 DayRange = tuple[str, str]  # inclusive YYYY-MM-DD bounds
 YEARS_BACK = 15
 
-_MONTHS = {name: n for n, names in enumerate(
-    [(), ("january", "jan"), ("february", "feb"), ("march", "mar"), ("april", "apr"), ("may",),
-     ("june", "jun"), ("july", "jul"), ("august", "aug"), ("september", "sep", "sept"),
-     ("october", "oct"), ("november", "nov"), ("december", "dec")]) for name in names}
-_MONTH = r"(january|february|march|april|may|june|july|august|september|october|november|december" \
-         r"|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec)\.?"
-_PART_EN = r"(early|mid|late|end of|beginning of|start of)[\s-]*(?:of\s+)?"
-_YEAR = r"(?:,?\s*(\d{4}))?"
+# Month names, "March 29", "29 March", day words and weeks come from indexer/text/dates.py,
+# shared with memory entities (indexer/text/entities.py). The rest stays here: a query names
+# spans of days ("2026-03" and "3月" a month, "mid-February" and "2月初" a third of one, "last
+# week"), an entity one day near its session; and the forms differ in details that results of
+# both depend on: here a year may follow a day unspaced, "29 March" needs no word break after
+# the month, "3月29日" takes no spaces, "2026-03-29" needs only word breaks around it.
+_PART_EN = r"(?P<part>early|mid|late|end of|beginning of|start of)[\s-]*(?:of\s+)?"
+_YEAR = r"(?:,?\s*(?P<y>\d{4}))?"
 
 _ISO = re.compile(r"\b(\d{4})[-/.](\d{1,2})(?:[-/.](\d{1,2}))?\b")
-_EN_MONTH_DAY = re.compile(rf"\b{_MONTH}\s+(\d{{1,2}})(?:st|nd|rd|th)?\b{_YEAR}", re.IGNORECASE)
-_EN_DAY_MONTH = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}{_YEAR}", re.IGNORECASE)
-_EN_MONTH = re.compile(rf"\b(?:{_PART_EN})?{_MONTH}(?:\s+(\d{{4}}))?\b", re.IGNORECASE)
+_EN_MONTH_DAY = re.compile(MONTH_DAY + _YEAR, re.IGNORECASE)
+_EN_DAY_MONTH = re.compile(DAY_MONTH + r"\.?" + _YEAR, re.IGNORECASE)
+_EN_MONTH = re.compile(rf"\b(?:{_PART_EN})?(?P<mon>{MONTH})\.?(?:\s+(?P<y>\d{{4}}))?\b",
+                       re.IGNORECASE)
 _ZH_DAY = re.compile(r"(?:(\d{4})年)?(\d{1,2})月(\d{1,2})[日号]")
 _ZH_MONTH = re.compile(r"(?:(\d{4})年)?(\d{1,2})月(初|上旬|中旬|中|下旬|底|末)?(?![\d日号])")
 # "may" and "march" are also verbs: as a bare month it needs "in"/"of"/a part/a year around it
 _AMBIGUOUS = {"may", "march", "mar", "jan", "jun", "oct", "dec", "sep", "aug"}
 
+# Days ahead ("tomorrow", "明天") are left to entities: a query asks about held conversations.
 _RELATIVE: dict[str, tuple[str, int]] = {
-    "today": ("day", 0), "yesterday": ("day", -1), "今天": ("day", 0), "昨天": ("day", -1),
-    "前天": ("day", -2), "this week": ("week", 0), "last week": ("week", -1), "本周": ("week", 0),
-    "这周": ("week", 0), "上周": ("week", -1), "上个星期": ("week", -1), "上星期": ("week", -1),
+    **{word: ("day", days) for word, days in RELATIVE_DAYS.items()},
+    "this week": ("week", 0), "last week": ("week", -1), "本周": ("week", 0), "这周": ("week", 0),
+    "上周": ("week", -1), "上个星期": ("week", -1), "上星期": ("week", -1),
     "this month": ("month", 0), "last month": ("month", -1), "本月": ("month", 0),
     "这个月": ("month", 0), "上个月": ("month", -1), "上月": ("month", -1),
 }
@@ -63,17 +67,17 @@ def query_dates(query: str, today: date | None = None) -> list[DayRange]:
     for m in _ZH_DAY.finditer(query):
         claim(m, _span(today, _int(m[1]), int(m[2]), int(m[3]), None))
     for m in _EN_MONTH_DAY.finditer(query):
-        claim(m, _span(today, _int(m[3]), _MONTHS[m[1].lower()], int(m[2]), None))
+        claim(m, _span(today, _int(m["y"]), MONTHS[m["mon"].lower()], int(m["d"]), None))
     for m in _EN_DAY_MONTH.finditer(query):
-        claim(m, _span(today, _int(m[3]), _MONTHS[m[2].lower()], int(m[1]), None))
+        claim(m, _span(today, _int(m["y"]), MONTHS[m["mon"].lower()], int(m["d"]), None))
     for m in _ZH_MONTH.finditer(query):
         claim(m, _span(today, _int(m[1]), int(m[2]), None, _ZH_PART.get(m[3] or "")))
     for m in _EN_MONTH.finditer(query):
-        part, month, year = m[1], m[2].lower(), m[3]
+        part, month, year = m["part"], m["mon"].lower(), m["y"]
         before = query[: m.start()].lower().rstrip()
         if month in _AMBIGUOUS and not (part or year or before.endswith(("in", "of", "since"))):
             continue
-        claim(m, _span(today, _int(year), _MONTHS[month], None, _EN_PART.get((part or "").lower())))
+        claim(m, _span(today, _int(year), MONTHS[month], None, _EN_PART.get((part or "").lower())))
     for m in _RELATIVE_RX.finditer(query):
         claim(m, [_relative(today, *_RELATIVE[m[0].lower()])])
     out: list[DayRange] = []
@@ -118,7 +122,7 @@ def _relative(today: date, unit: str, offset: int) -> DayRange:
         d = today + timedelta(days=offset)
         return d.isoformat(), d.isoformat()
     if unit == "week":
-        start = today - timedelta(days=today.weekday()) + timedelta(weeks=offset)
+        start = week_monday(today, offset)
         return start.isoformat(), (start + timedelta(days=6)).isoformat()
     month_index = today.year * 12 + today.month - 1 + offset
     year, month = divmod(month_index, 12)

