@@ -12,7 +12,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from api.cli.commands import main
+from api.cli import main
 
 if __name__ == "__main__":
     raise SystemExit(main([*sys.argv[1:], "reindex"]))
