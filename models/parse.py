@@ -43,8 +43,8 @@ def parse_session(raw: Any, *, fallback_id: str | None = None) -> Session:
         channel=_opt_str(raw, "channel"),
         participants=_str_list(raw, "participants"),
         topics=_str_list(raw, "topics"),
-        decisions=tuple(_decision(d) for d in _list(raw, "decisions") if _decision(d)),
-        feedback=tuple(_feedback(f) for f in _list(raw, "feedback") if _feedback(f)),
+        decisions=tuple(dec for item in _list(raw, "decisions") if (dec := _decision(item))),
+        feedback=tuple(fb for item in _list(raw, "feedback") if (fb := _feedback(item))),
         summary=_opt_str(raw, "summary"),
         title=_opt_str(raw, "title"),
         category=_opt_str(raw, "category"),
@@ -239,5 +239,8 @@ def _str_list(raw: dict[str, Any], key: str) -> tuple[str, ...]:
     return tuple(str(item).strip() for item in items if isinstance(item, str | int) and str(item).strip())
 
 
+_KINDS: dict[type, str] = {dict: "an object", list: "a list", str: "a string"}
+
+
 def _kind(value: Any) -> str:
-    return {dict: "an object", list: "a list", str: "a string"}.get(type(value), type(value).__name__)
+    return _KINDS.get(type(value), type(value).__name__)

@@ -380,6 +380,8 @@ def _first(raw: dict[str, Any], *keys: str) -> Any:
     return None
 
 
+_KINDS: dict[type, str] = {dict: "an object", list: "a list", tuple: "a list", str: "a string"}
+
+
 def _kind(value: Any) -> str:
-    return {dict: "an object", list: "a list", tuple: "a list", str: "a string"}.get(
-        type(value), type(value).__name__)
+    return _KINDS.get(type(value), type(value).__name__)
