@@ -18,15 +18,17 @@ def date_range(value: str) -> tuple[str, str]:
     match = _PATTERN.match(value.strip())
     if not match:
         raise InvalidQuery(f"cannot read date {value!r}: use YYYY-MM-DD, YYYY-MM or YYYY")
-    year, month, day = (int(g) if g else None for g in match.groups())
+    year_text, month_text, day_text = match.groups()
+    year = int(year_text)
     try:
-        if day is not None:
-            d = date(year, month, day)
-            return d.isoformat(), d.isoformat()
-        if month is not None:
+        if month_text is None:
+            return date(year, 1, 1).isoformat(), date(year, 12, 31).isoformat()
+        month = int(month_text)
+        if day_text is None:
             last = calendar.monthrange(year, month)[1]
             return date(year, month, 1).isoformat(), date(year, month, last).isoformat()
-        return date(year, 1, 1).isoformat(), date(year, 12, 31).isoformat()
+        d = date(year, month, int(day_text))
+        return d.isoformat(), d.isoformat()
     except (ValueError, calendar.IllegalMonthError):
         raise InvalidQuery(f"{value!r} is not a real date") from None
 

@@ -221,12 +221,12 @@ class Searcher:
         out.append(([h.key_no for h in keyword], WEIGHT_DATE_KEYWORD))
         if vector is not None:
             ranked: list[int] = []
-            for hit in gen.vectors.search(vector, dated, DATE_VECTOR_CANDIDATES):
-                c = _from_vector(candidates, hit)
+            for vector_hit in gen.vectors.search(vector, dated, DATE_VECTOR_CANDIDATES):
+                c = _from_vector(candidates, vector_hit)
                 if c.number not in ranked:
                     ranked.append(c.number)
                     if c.vector is None:
-                        c.vector = hit.similarity
+                        c.vector = vector_hit.similarity
             out.append((ranked, WEIGHT_DATE_VECTOR))
         return out
 
@@ -238,7 +238,8 @@ class Searcher:
         if self.embedder.multilingual:
             same = "cjk" if is_cjk_text(request.query) else "other"
             other = "other" if same == "cjk" else "cjk"
-            lists = [(same, WEIGHT_SAME_LANGUAGE), (other, WEIGHT_OTHER_LANGUAGE)]
+            lists: list[tuple[str | None, float]] = [(same, WEIGHT_SAME_LANGUAGE),
+                                                     (other, WEIGHT_OTHER_LANGUAGE)]
         else:
             lists = [(None, WEIGHT_SAME_LANGUAGE)]
         return [(lang, weight, self._pool.submit(gen.vectors.search, vector, request.filters,
@@ -301,8 +302,8 @@ class Searcher:
         results = []
         for session_id, shown, group in zip(session_ids, groups, ranked, strict=False):
             header = by_key.get(f"{session_id}\x1f")
-            found = [(c, docs.get(c.number) or by_key.get(c.key or "")) for c in shown]
-            found = [(c, doc) for c, doc in found if doc is not None]
+            looked_up = [(c, docs.get(c.number) or by_key.get(c.key or "")) for c in shown]
+            found = [(c, doc) for c, doc in looked_up if doc is not None]
             first = found[0][1] if found else header
             if first is None or session_id is None:
                 continue

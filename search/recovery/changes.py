@@ -23,7 +23,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
-from models.recovery import ChangeReport, FieldChange, ItemChange
+from models.recovery import ChangeKind, ChangeReport, FieldChange, ItemChange, Severity
 from models.snapshot import Fact, Intent, Snapshot, Task
 from search.recovery.text_overlap import content_terms, jaccard
 
@@ -65,7 +65,7 @@ def detect_changes(before: Snapshot, after: Snapshot) -> ChangeReport:
 
 
 def _changes(before: Sequence[_Item], after: Sequence[_Item], text_of: Callable[[_Item], str],
-             compare: Callable[[_Item, _Item], tuple[str, list[FieldChange]] | None],
+             compare: Callable[[_Item, _Item], tuple[ChangeKind, list[FieldChange]] | None],
              ) -> list[ItemChange]:
     pairs, removed, added = _pair(before, after, text_of)
     out: list[ItemChange] = []
@@ -87,7 +87,7 @@ def _pair(before: Sequence[_Item], after: Sequence[_Item], text_of: Callable[[_I
     after_by_id = {item.id: item for item in after}
     pairs: list[tuple[_Item, _Item, float | None]] = []
     used: set[str] = set()
-    rest_before = []
+    rest_before: list[_Item] = []
     for item in before:
         twin = after_by_id.get(item.id)
         if twin is not None and twin.id not in used:
@@ -97,7 +97,7 @@ def _pair(before: Sequence[_Item], after: Sequence[_Item], text_of: Callable[[_I
             rest_before.append(item)
     rest_after = [item for item in after if item.id not in used]
     # Greedy by similarity: the closest wordings pair first.
-    terms = {id(i): content_terms(text_of(i)) for i in [*rest_before, *rest_after]}
+    terms = {id(i): content_terms(text_of(i)) for i in rest_before + rest_after}
     candidates = sorted(
         ((jaccard(terms[id(b)], terms[id(a)]), n, m)
          for n, b in enumerate(rest_before) for m, a in enumerate(rest_after)),
@@ -136,7 +136,7 @@ def _common_fields(old: Intent | Fact, new: Intent | Fact, text: str, old_text: 
     return fields
 
 
-def _intent_change(old: Intent, new: Intent) -> tuple[str, list[FieldChange]] | None:
+def _intent_change(old: Intent, new: Intent) -> tuple[ChangeKind, list[FieldChange]] | None:
     fields = _common_fields(old, new, "description", old.description, new.description)
     if old.fulfilled != new.fulfilled:
         fields.insert(0, _field("fulfilled", old.fulfilled, new.fulfilled))
@@ -144,7 +144,7 @@ def _intent_change(old: Intent, new: Intent) -> tuple[str, list[FieldChange]] | 
     return ("modified", fields) if fields else None
 
 
-def _fact_change(old: Fact, new: Fact) -> tuple[str, list[FieldChange]] | None:
+def _fact_change(old: Fact, new: Fact) -> tuple[ChangeKind, list[FieldChange]] | None:
     fields = _common_fields(old, new, "statement", old.statement, new.statement)
     if old.category != new.category:
         fields.append(_field("category", old.category, new.category))
@@ -154,7 +154,7 @@ def _fact_change(old: Fact, new: Fact) -> tuple[str, list[FieldChange]] | None:
     return ("modified", fields) if fields else None
 
 
-def _task_change(old: Task, new: Task) -> tuple[str, list[FieldChange]] | None:
+def _task_change(old: Task, new: Task) -> tuple[ChangeKind, list[FieldChange]] | None:
     fields = []
     if old.status != new.status:
         fields.append(_field("status", old.status, new.status))
@@ -167,7 +167,7 @@ def _task_change(old: Task, new: Task) -> tuple[str, list[FieldChange]] | None:
     if not fields:
         return None
     if old.status != new.status:
-        ends = {"completed": "completed", "cancelled": "cancelled"}
+        ends: dict[str, ChangeKind] = {"completed": "completed", "cancelled": "cancelled"}
         return ends.get(new.status, "status_changed"), fields
     return "modified", fields
 
@@ -179,7 +179,7 @@ def _task_change(old: Task, new: Task) -> tuple[str, list[FieldChange]] | None:
 def _severity(before: Snapshot, intents: list[ItemChange], facts: list[ItemChange],
               tasks: list[ItemChange], before_facts: dict[str, Fact],
               before_tasks: dict[str, Task], after_facts: dict[str, Fact],
-              ) -> tuple[str, list[str]]:
+              ) -> tuple[Severity, list[str]]:
     if not (intents or facts or tasks):
         return "none", ["no intent, fact or task changed"]
     major: list[str] = []
@@ -202,9 +202,9 @@ def _severity(before: Snapshot, intents: list[ItemChange], facts: list[ItemChang
             moderate.append(f"{fact_category(c)} {c.kind}: {c.text}")
     for c in tasks:
         old = before_tasks.get(c.previous_id or c.id) if c.kind != "added" else None
-        was_open_urgent = old is not None and old.is_open and old.priority in ("high", "critical")
         changed = {f.field for f in c.fields}
-        if c.kind in ("removed", "cancelled") and was_open_urgent:
+        if (c.kind in ("removed", "cancelled") and old is not None and old.is_open
+                and old.priority in ("high", "critical")):
             major.append(f"{old.priority} priority task {c.kind}: {c.text}")
         elif c.kind in ("removed", "cancelled", "status_changed") or changed & _PLAN_FIELDS:
             fields = f" ({', '.join(sorted(changed))})" if changed else ""

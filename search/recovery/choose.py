@@ -54,7 +54,7 @@ from datetime import UTC, datetime, timedelta
 
 from indexer.embedding.embedders import Embedder
 from models.errors import InvalidInput, NotFound
-from models.recovery import Alternative, RecoveryDecision, RecoveryOptions
+from models.recovery import Alternative, RecoveryDecision, RecoveryOptions, RecoveryStrategy
 from models.snapshot import Snapshot, Task, to_datetime
 from search.recovery.changes import detect_changes
 from search.recovery.compress import compress
@@ -152,7 +152,7 @@ def _confidence(scored: list[Scored], match: ContextMatch | None,
 
 def _strategy(best: Scored, confidence: float, context: str | None, match: ContextMatch | None,
               embedder: Embedder | None, options: RecoveryOptions,
-              now: datetime) -> tuple[str, str]:
+              now: datetime) -> tuple[RecoveryStrategy, str]:
     """The strategy and why, by the numbered rules of the module docstring."""
     s = best.snapshot
     if s.is_empty:

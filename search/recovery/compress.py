@@ -70,11 +70,11 @@ def compress(snapshot: Snapshot, token_budget: int) -> Snapshot:
             base, description=_cut(snapshot.description, token_budget, sentences=False))
 
     # Every item with its position, best first; ties keep the original order.
+    by_kind: tuple[tuple[str, tuple[Intent | Fact | Task, ...]], ...] = (
+        ("intents", snapshot.intents), ("facts", snapshot.facts), ("tasks", snapshot.tasks))
     ranked = sorted(
         [(item_value(item), kind, n, item)
-         for kind, items in (("intents", snapshot.intents), ("facts", snapshot.facts),
-                             ("tasks", snapshot.tasks))
-         for n, item in enumerate(items)],
+         for kind, items in by_kind for n, item in enumerate(items)],
         key=lambda entry: -entry[0])
     kept: dict[str, list[tuple[int, object]]] = {"intents": [], "facts": [], "tasks": []}
     current = _fill(base, kept, [e for e in ranked if e[0] >= _LIVE], token_budget)
