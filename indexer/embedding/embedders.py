@@ -30,10 +30,12 @@ _E5_ALIASES = {"e5", "multilingual-e5-small", E5.lower()}
 @runtime_checkable
 class Embedder(Protocol):
     name: str  # recorded in the index: a different name means another vector space
-    dim: int
     multilingual: bool  # False: CJK queries should not trust its vectors
     similarity_floor: float  # below this cosine a vector hit is never a match
     similarity_margin: float  # a hit must beat the query's background similarity by this much
+
+    @property
+    def dim(self) -> int: ...
 
     def embed_passages(self, texts: Sequence[str]) -> np.ndarray: ...
 

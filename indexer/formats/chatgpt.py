@@ -166,7 +166,8 @@ def _newest_leaf(mapping: dict[str, Any]) -> str | None:
 
     def when(item: tuple[int, tuple[str, dict[str, Any]]]) -> tuple[float, int]:
         position, (_, node) = item
-        message = node.get("message") if isinstance(node.get("message"), dict) else {}
+        message = node.get("message")
+        message = message if isinstance(message, dict) else {}
         created = message.get("create_time")
         return (float(created) if isinstance(created, int | float) else float("-inf"), position)
 
@@ -178,10 +179,13 @@ def _message(node: dict[str, Any], node_id: str, options: ImportOptions,
     message = node.get("message")
     if not isinstance(message, dict):
         return None  # the root, or a node that only links others
-    author = message.get("author") if isinstance(message.get("author"), dict) else {}
+    author = message.get("author")
+    author = author if isinstance(author, dict) else {}
     role = author.get("role")
-    metadata = message.get("metadata") if isinstance(message.get("metadata"), dict) else {}
-    content = message.get("content") if isinstance(message.get("content"), dict) else {}
+    metadata = message.get("metadata")
+    metadata = metadata if isinstance(metadata, dict) else {}
+    content = message.get("content")
+    content = content if isinstance(content, dict) else {}
     if role == "system":
         skipped["system message"] += 1
         return None
@@ -223,7 +227,8 @@ def _content_text(content: dict[str, Any], options: ImportOptions,
     if kind in ("text", "multimodal_text", None) and isinstance(content.get("parts"), list):
         return "\n".join(p for p in (_part(part) for part in content["parts"]) if p)
     if kind == "thoughts":
-        thoughts = content.get("thoughts") if isinstance(content.get("thoughts"), list) else []
+        thoughts = content.get("thoughts")
+        thoughts = thoughts if isinstance(thoughts, list) else []
         lines = [str(t.get("content") or t.get("summary") or "")
                  for t in thoughts if isinstance(t, dict)]
         if options.thinking and any(line.strip() for line in lines):

@@ -224,7 +224,8 @@ class _Builder:
             return ""
         kind = block.get("type")
         if kind == "text":
-            return block.get("text") if isinstance(block.get("text"), str) else ""
+            text = block.get("text")
+            return text if isinstance(text, str) else ""
         if kind in ("thinking", "redacted_thinking"):
             thinking = block.get("thinking")
             if self.options.thinking and isinstance(thinking, str) and thinking.strip():

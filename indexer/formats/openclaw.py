@@ -291,6 +291,7 @@ def _channel(meta: dict[str, Any]) -> str | None:
 
 
 def _display_name(meta: dict[str, Any]) -> str | None:
-    origin = meta.get("origin") if isinstance(meta.get("origin"), dict) else {}
+    origin = meta.get("origin")
+    origin = origin if isinstance(origin, dict) else {}
     candidates = [meta.get(k) for k in ("displayName", "label", "subject")] + [origin.get("label")]
     return next((c.strip() for c in candidates if isinstance(c, str) and c.strip()), None)

@@ -142,7 +142,7 @@ def load_file(path: Path, data: bytes, max_bytes: int,
         return [RawSession(t.record, None) for t in kept]
     if lines:
         return [_jsonl_conversation(path, text)]
-    items = value if isinstance(value, list) else [value]
+    items: list[Any] = value if isinstance(value, list) else [value]  # decoded JSON values
     if items and all(_is_snapshot(item) for item in items):
         return [RawSnapshot(item) for item in items]
     if not items or not all(isinstance(item, dict) and "messages" in item for item in items):

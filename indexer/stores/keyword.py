@@ -6,6 +6,7 @@ import heapq
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import cast
 
 import tantivy
 
@@ -110,8 +111,9 @@ class _Shard:
         searcher = self.index.searcher()
         found = searcher.search(query, limit=limit, count=False).hits
         addresses = [address for _score, address in found]
-        keys = searcher.fast_field_values("key_no", addresses)
-        sessions = searcher.fast_field_values("session_no", addresses)
+        # key_no and session_no are integer fast fields of every document (_document)
+        keys = cast(list[int], searcher.fast_field_values("key_no", addresses))
+        sessions = cast(list[int], searcher.fast_field_values("session_no", addresses))
         return [KeywordHit(float(score), key_no, session_no, searcher, address)
                 for (score, address), key_no, session_no in zip(found, keys, sessions,
                                                                 strict=True)]
@@ -204,7 +206,7 @@ class KeywordIndex:
         """Message documents per session (session and memory documents are not counted)."""
         counts: dict[str, int] = {}
         for doc in self.messages.every_document():
-            session_id = doc.get_first("session_id")
+            session_id = doc["session_id"][0]
             counts.setdefault(session_id, 0)
             if doc.get_first("message_id"):
                 counts[session_id] += 1
@@ -216,10 +218,10 @@ class KeywordIndex:
         for shard in self.shards:
             for doc in shard.every_document():
                 time, speaker, text = _stored(doc)
-                yield Doc(key=doc.get_first("key"), session_id=doc.get_first("session_id"),
+                yield Doc(key=doc["key"][0], session_id=doc["session_id"][0],
                           message_id=doc.get_first("message_id") or None,
-                          role=doc.get_first("role"), time=time, day=doc.get_first("day"),
-                          channel=doc.get_first("channel"),
+                          role=doc["role"][0], time=time, day=doc["day"][0],
+                          channel=doc["channel"][0],
                           participants=tuple(p for p in doc.get_all("participant") if p),
                           speaker=speaker, text=text)
 
@@ -265,7 +267,7 @@ class KeywordIndex:
         must = []
         for phrase in terms.phrases:
             clause = (Q.term_query(schema, "body", phrase[0]) if len(phrase) == 1
-                      else Q.phrase_query(schema, "body", phrase))
+                      else Q.phrase_query(schema, "body", list(phrase)))
             must.append((tantivy.Occur.Must, Q.boost_query(clause, BOOST_PHRASE)))
         if not should and not must:
             return None
@@ -299,12 +301,12 @@ class KeywordIndex:
 
 def _stored_doc(doc: tantivy.Document) -> StoredDoc:
     time, speaker, text = _stored(doc)
-    return StoredDoc(doc.get_first("key"), doc.get_first("session_id"),
-                     doc.get_first("message_id") or None, doc.get_first("role"), time, speaker,
-                     text, doc.get_first("day"), doc.get_first("channel"))
+    return StoredDoc(doc["key"][0], doc["session_id"][0],
+                     doc.get_first("message_id") or None, doc["role"][0], time, speaker,
+                     text, doc["day"][0], doc["channel"][0])
 
 
 def _stored(doc: tantivy.Document) -> tuple[str | None, str | None, str]:
     """The stored field's time, speaker and text (see KeywordIndex._document)."""
-    time, speaker, text = bytes(doc.get_first("stored")).decode().split("\x1f", 2)
+    time, speaker, text = bytes(doc["stored"][0]).decode().split("\x1f", 2)
     return time or None, speaker or None, text

@@ -24,7 +24,7 @@ class WriterLock:
     def __init__(self, path: Path, wait: float = 30.0) -> None:
         self.path = path
         self.wait = wait
-        self._handle = None
+        self._handle: IO[str] | None = None
 
     def __enter__(self) -> Self:
         self.path.parent.mkdir(parents=True, exist_ok=True)

@@ -96,7 +96,7 @@ class RelevanceStore:
 
     # reading
     def rows(self, memory_ids: Collection[str] | None = None) -> dict[str, RelevanceRow]:
-        sql = f"SELECT {', '.join(RelevanceRow.__slots__)} FROM relevance"  # type: ignore[attr-defined]
+        sql = f"SELECT {', '.join(RelevanceRow.__slots__)} FROM relevance"
         if memory_ids is None:
             return {r[0]: RelevanceRow(*r) for r in self._db.execute(sql)}
         out = {}
@@ -108,7 +108,7 @@ class RelevanceStore:
 
     def pruned(self, session_ids: Collection[str] | None = None) -> list[PrunedMemory]:
         """Tombstones, newest first (all, or of these sessions)."""
-        sql = f"SELECT {', '.join(PrunedMemory.__slots__)} FROM pruned"  # type: ignore[attr-defined]
+        sql = f"SELECT {', '.join(PrunedMemory.__slots__)} FROM pruned"
         if session_ids is None:
             found = self._db.execute(sql).fetchall()
         else:

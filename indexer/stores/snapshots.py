@@ -3,6 +3,7 @@ from a session's extracted memories."""
 
 from __future__ import annotations
 
+import builtins
 import json
 from collections.abc import Sequence
 from pathlib import Path
@@ -22,13 +23,14 @@ from models import (
     parse_snapshot,
 )
 from models.ids import check_snapshot_id
-from models.snapshot import snapshot_tokens
+from models.snapshot import FactCategory, snapshot_tokens
 
 __all__ = ["SnapshotStore", "snapshot_from_memories"]
 
 # memory kind -> fact category of the conversation-recovery shape
-_FACT_CATEGORY = {"decision": "decision", "constraint": "constraint", "preference": "preference",
-                  "correction": "preference", "requirement": "requirement"}
+_FACT_CATEGORY: dict[str, FactCategory] = {
+    "decision": "decision", "constraint": "constraint", "preference": "preference",
+    "correction": "preference", "requirement": "requirement"}
 
 
 class SnapshotStore:
@@ -53,7 +55,7 @@ class SnapshotStore:
         self.save(snapshot)
         return snapshot
 
-    def list(self, session_id: str) -> list[Snapshot]:
+    def list(self, session_id: str) -> builtins.list[Snapshot]:
         """The session's snapshots, oldest first."""
         folder = self._folder(session_id)
         if not folder.is_dir():
@@ -76,7 +78,7 @@ class SnapshotStore:
         if folder.is_dir():
             folder.rmdir()
 
-    def require(self, session_id: str) -> list[Snapshot]:
+    def require(self, session_id: str) -> builtins.list[Snapshot]:
         snapshots = self.list(session_id)
         if not snapshots:
             raise NotFound(f"session {session_id!r} has no snapshots; create one with "

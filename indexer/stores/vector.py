@@ -60,7 +60,8 @@ VECTOR_INDEX = "vector_idx"
 # much since its partitions were trained, they are trained again from all rows.
 ANN_REBUILD_GROWTH = 2.0
 # Scalar indexes for the filters a user may set (role, day, channel) and for deletes by session.
-SCALAR_INDEXES = {"role": Bitmap, "channel": Bitmap, "day": BTree, "session_id": BTree}
+SCALAR_INDEXES: dict[str, type[Bitmap | BTree]] = {
+    "role": Bitmap, "channel": Bitmap, "day": BTree, "session_id": BTree}
 # Lance answers every ANN query on a table with deleted rows through a mask of its live rows,
 # built per query at a cost that grows with the table (one deleted session: 5.9 -> 7.6 ms at
 # 200k rows, benchmarks/deleted_rows.py; 10 -> 49 ms at 1.1M). So every write ends by rewriting the fragments that hold deleted

