@@ -132,13 +132,13 @@ session.add_command(show)  # `recall session show` is `recall show`
 
 def _messages(text: str | None, role: str, speaker: str | None,
               source: str | None) -> list[dict[str, Any]]:
-    if (text is None) == (source is None):
-        raise InvalidInput("give the message TEXT, or --file with JSON lines (not both)")
-    if text is not None:
+    if text is not None and source is None:
         message = {"role": role, "content": text}
         if speaker:
             message["speaker"] = speaker
         return [message]
+    if text is not None or source is None:
+        raise InvalidInput("give the message TEXT, or --file with JSON lines (not both)")
     stream = sys.stdin if source == "-" else open(source, encoding="utf-8")  # noqa: SIM115
     messages = []
     with stream:

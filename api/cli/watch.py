@@ -56,8 +56,8 @@ def watch(service: RecallService, paths: tuple[Path, ...], fmt: str | None, once
 
     def report(done: WatchRound) -> None:
         stamp = time.strftime("%H:%M:%S")
-        for r in [*(done.report.rejected if done.report else []), *done.failed]:
-            print(f"{stamp} rejected {r.path}: {r.reason}", file=sys.stderr)
+        for rejection in [*(done.report.rejected if done.report else []), *done.failed]:
+            print(f"{stamp} rejected {rejection.path}: {rejection.reason}", file=sys.stderr)
         if done.busy:
             print(f"{stamp} another writer is busy; retrying next pass", file=sys.stderr)
         if done.report and (done.report.indexed or done.report.rejected or done.failed):

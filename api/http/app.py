@@ -18,7 +18,16 @@ from api.http.options import AllowHeader
 from api.http.page import page_routes
 from api.http.params import search_query
 from api.http.problems import EXCEPTION_HANDLERS
-from api.http.routes import live, maintenance, memories, relevance, search, sessions, snapshots, todos
+from api.http.routes import (
+    live,
+    maintenance,
+    memories,
+    relevance,
+    search,
+    sessions,
+    snapshots,
+    todos,
+)
 from api.http.routes.probes import health_route, metrics_route
 from api.mcp.server import build_mcp, mcp_lifespan, streamable_http_app
 from api.service import RecallService

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
-import msgspec
 from mcp.server import MCPServer
 from pydantic import Field
 

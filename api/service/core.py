@@ -10,14 +10,6 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from indexer import DataDir, Embedder, Ingestor, load_embedder
-from indexer.formats import ImportOptions
-from indexer.formats.importer import preview
-from indexer.ingest.progress import ProgressFactory, silent_progress
-from models import SearchRequest, SearchResponse
-from search import Searcher
-from search.digest import Digest, build_digest, period_range
-
 from api.service import sessions
 from api.service.archive import Archive, safe_id
 from api.service.indexing import ImportPreview, IndexResult, IngestResult
@@ -29,6 +21,13 @@ from api.service.sessions import ArchivedSession, Facets, Health, SessionList, S
 from api.service.snapshots import Snapshots
 from api.service.todos import Todos
 from api.settings import Settings
+from indexer import DataDir, Embedder, Ingestor, load_embedder
+from indexer.formats import ImportOptions
+from indexer.formats.importer import preview
+from indexer.ingest.progress import ProgressFactory, silent_progress
+from models import SearchRequest, SearchResponse
+from search import Searcher
+from search.digest import Digest, build_digest, period_range
 
 __all__ = ["RecallService"]
 

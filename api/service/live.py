@@ -8,14 +8,13 @@ from typing import Any
 
 import msgspec
 
+from api.service.archive import Archive, safe_id
+from api.settings import Settings
 from indexer.ingest.ingestor import Ingestor
 from indexer.live.sessions import LiveSessions
 from indexer.live.summary import Summarizer
 from indexer.memories.refine import LLMEndpoint
 from models import InvalidInput, Session, SessionStatus, status_of
-
-from api.service.archive import Archive, safe_id
-from api.settings import Settings
 
 __all__ = ["AppendResult", "Live", "LiveSession", "StatusChangeOut", "is_start_request"]
 

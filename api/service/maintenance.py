@@ -7,6 +7,8 @@ from datetime import date
 
 import msgspec
 
+from api.service.indexing import IndexResult
+from api.settings import Settings
 from indexer import Ingestor
 from indexer.maintenance.check import CheckReport
 from indexer.maintenance.check import check as check_consistency
@@ -18,9 +20,6 @@ from indexer.stores.layout import DataDir
 from indexer.stores.snapshots import SnapshotStore
 from models import InvalidInput, Memory, Session
 from search.dates import check_day
-
-from api.service.indexing import IndexResult
-from api.settings import Settings
 
 __all__ = ["MAX_FILTER_VALUES", "CleanupReport", "ConsistencyReport", "Maintenance",
            "PurgeReport", "RepairReport", "RetentionReport"]

@@ -7,15 +7,14 @@ from collections.abc import Callable, Sequence
 
 import msgspec
 
+from api.service.archive import Archive, safe_id
+from api.settings import Settings
 from indexer.embedding.embedders import Embedder
 from indexer.memories.extract import check_memory_types, extract_memories
 from indexer.memories.refine import LLMEndpoint, RefineFailed, refine_memories
 from indexer.stores.memories import MemoryStore
 from models import InvalidInput, Memory
 from models.memory import MemoryType, Priority
-
-from api.service.archive import Archive, safe_id
-from api.settings import Settings
 
 __all__ = ["MemoriesPayload", "MemoryOut", "SessionMemories"]
 

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from api.service.limits import MAX_PARAM_CHARS
 from models import InvalidQuery, SearchFilters, SearchRequest
+from models.hits import SearchMode
 from search import check_day, date_range
 
 __all__ = ["REQUEST_KEYS", "search_request"]
@@ -43,5 +44,6 @@ def search_request(values: dict[str, Any], query: Any) -> SearchRequest:
     limit = 10 if limit is None else limit
     if not isinstance(limit, int) or isinstance(limit, bool):
         raise InvalidQuery("'limit' must be an integer")
-    return SearchRequest(query=query, mode=mode, filters=filters, limit=limit,
+    # mode is one of the three SearchMode values: checked above
+    return SearchRequest(query=query, mode=cast(SearchMode, mode), filters=filters, limit=limit,
                          memory_rank=values.get("memory_rank") or "match")

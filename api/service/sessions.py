@@ -9,6 +9,7 @@ from typing import Any
 
 import msgspec
 
+from api.service.archive import Archive
 from indexer.stores.layout import DataDir
 from indexer.stores.state import SessionRow, State
 from models import (
@@ -22,8 +23,6 @@ from models import (
     status_of,
 )
 from search import Searcher, check_day
-
-from api.service.archive import Archive
 
 __all__ = [
     "MAX_PAGE",

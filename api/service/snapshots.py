@@ -7,6 +7,9 @@ from datetime import UTC, datetime
 
 import msgspec
 
+from api.service.archive import Archive, safe_id
+from api.service.memories import SessionMemories
+from api.service.relevance import MemoryRelevance
 from indexer.embedding.embedders import Embedder
 from indexer.stores.snapshots import SnapshotStore, snapshot_from_memories
 from models import (
@@ -18,10 +21,6 @@ from models import (
     Snapshot,
 )
 from search.recovery import compress, detect_changes, recover
-
-from api.service.archive import Archive, safe_id
-from api.service.memories import SessionMemories
-from api.service.relevance import MemoryRelevance
 
 __all__ = ["PrunedSnapshots", "SnapshotList", "Snapshots"]
 

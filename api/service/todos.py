@@ -11,14 +11,13 @@ from datetime import datetime
 
 import msgspec
 
+from api.service.memories import SessionMemories
 from indexer.stores.layout import DataDir
 from indexer.stores.state import State
 from indexer.stores.todos import TodoStore
 from indexer.text.redact import redact_text
 from models import InvalidInput, Memory, NotFound, UnsafeSessionId, check_session_id
 from models.todo import MAX_TODO_CHARS, Todo, check_period, check_status, period_bounds
-
-from api.service.memories import SessionMemories
 
 __all__ = ["MAX_TODO_ID", "MAX_TODO_PAGE", "TASK_KINDS", "PromoteResult", "TodoList", "Todos"]
 

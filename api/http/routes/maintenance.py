@@ -8,8 +8,8 @@ import msgspec
 from litestar import Router, get, post
 from litestar.params import JSONBody
 
-from api.http.problems import problem_responses
 from api.http.params import Day, Service
+from api.http.problems import problem_responses
 from api.service.limits import MAX_PARAM_CHARS
 from api.service.maintenance import MAX_FILTER_VALUES, CleanupReport, ConsistencyReport
 from api.service.sessions import Stats
