@@ -9,6 +9,7 @@ two log-x panels, one polyline per series, a 5x7 bitmap font for the labels.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import math
 import struct
@@ -137,7 +138,7 @@ def panel(canvas: Canvas, box: tuple[int, int, int, int], title: str,
     for n, (name, points) in enumerate(series.items()):
         color = COLORS[n % len(COLORS)]
         points = sorted(points)
-        for (xa, ya), (xb, yb) in zip(points, points[1:]):
+        for (xa, ya), (xb, yb) in itertools.pairwise(points):
             canvas.line(*at(xa, ya), *at(xb, yb), color, 2)
         for x, y in points:
             px, py = at(x, y)

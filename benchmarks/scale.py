@@ -201,7 +201,8 @@ def _child(mode: str, args: argparse.Namespace, extra: list[str] | None = None) 
     if args.model_cache:
         command += ["--model-cache", str(args.model_cache)]
     started = time.perf_counter()
-    done = subprocess.run(command + (extra or []), capture_output=True, text=True, cwd=ROOT)
+    done = subprocess.run(command + (extra or []), check=False, capture_output=True, text=True,
+                          cwd=ROOT)
     if done.returncode:
         raise SystemExit(f"child {mode} failed:\n{done.stderr[-4000:]}")
     result = json.loads(done.stdout.strip().splitlines()[-1])

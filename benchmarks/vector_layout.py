@@ -27,8 +27,8 @@ from lancedb.index import Bitmap, BTree
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from indexer.stores.vector import NPROBES, ann_config  # noqa: E402
-from models import MEMORY_TYPES  # noqa: E402
+from indexer.stores.vector import NPROBES, ann_config
+from models import MEMORY_TYPES
 
 MEMORY_ROLES = ", ".join(f"'memory:{t}'" for t in MEMORY_TYPES)
 

@@ -285,7 +285,7 @@ def sample_queries(count: int, seed: int = 7) -> list[str]:
     rng = random.Random(f"{seed}:queries")
     out = []
     for _ in range(count):
-        _name, en, zh_name, zh = rng.choices(TOPICS, weights=_TOPIC_WEIGHTS)[0]
+        _name, en, _zh_name, zh = rng.choices(TOPICS, weights=_TOPIC_WEIGHTS)[0]
         if rng.random() < 0.3:
             out.append("".join(rng.sample(zh, 2)))
         else:
