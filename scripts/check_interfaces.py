@@ -196,11 +196,10 @@ def differences(a: Any, b: Any, path: str = "$", notes: list[str] | None = None)
         return [f"{path}: was {_short(a)}, now {_short(b)}"]
     if isinstance(a, dict):
         missing, extra = [k for k in a if k not in b], [k for k in b if k not in a]
-        if missing or extra:
-            return [f"{path}: keys gone {missing}, new {extra}"]
-        if list(a) != list(b) and notes is not None:
+        found = [f"{path}: keys gone {missing}, new {extra}"] if missing or extra else []
+        if not found and list(a) != list(b) and notes is not None:
             notes.append(f"{path}: keys in another order")
-        return [d for k in a for d in differences(a[k], b[k], f"{path}.{k}", notes)]
+        return found + [d for k in a if k in b for d in differences(a[k], b[k], f"{path}.{k}", notes)]
     if isinstance(a, list):
         found = [d for i, (x, y) in enumerate(zip(a, b))
                  for d in differences(x, y, f"{path}[{i}]", notes)]
