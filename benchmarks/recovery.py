@@ -84,7 +84,7 @@ def main() -> None:
         hits["no context"] += blind.selected.id == expected
         hits["newest"] += newest.id == expected
         if service:
-            wired = service.recover(case["sessionId"], case["current_context"])
+            wired = service.snapshots.recover(case["sessionId"], case["current_context"])
             hits["service"] += wired.selected.id == expected
         print(f"{case['case']:<8}{expected:<13}{decision.selected.id:<13}{'✓' if ok else '✗':<4}"
               f"{decision.strategy:<17}{decision.confidence:>6.2f}{blind.selected.id:>13}"

@@ -159,7 +159,7 @@ def run_set(args: argparse.Namespace, name: str) -> dict[str, dict[str, dict]]:
     print(f"[{name}] indexed {report.indexed} sessions ({report.messages} messages), "
           f"{report.unchanged} unchanged, in {report.seconds:.1f}s with {service.embedder.name}")
     if args.reindex:  # the code may have changed since the index was built
-        report = service.reindex()
+        report = service.maintenance.reindex()
         print(f"[{name}] rebuilt recall's indexes from its archive: {report.indexed} sessions "
               f"in {report.seconds:.1f}s")
     systems = build_systems(service, args.bench, name, home, args.modes.split(","),

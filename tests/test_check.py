@@ -11,7 +11,7 @@ import pytest
 from litestar.testing import TestClient
 
 from api import RecallService, Settings
-from api.cli.commands import main
+from api.cli import main
 from api.http.app import create_app
 from indexer import HashEmbedder
 from indexer.stores.documents import session_documents, split_passages
@@ -107,16 +107,17 @@ def forget_state(service: RecallService) -> None:
 ])
 def test_check_reports_and_repair_fixes(writable: RecallService, damage: Callable[[RecallService], None],
                                         kinds: set[str], session: str) -> None:
-    assert writable.check() == writable.check() and writable.check()["ok"]
+    assert writable.maintenance.check() == writable.maintenance.check()
+    assert writable.maintenance.check().ok
     damage(writable)
-    report = writable.check()
-    assert not report["ok"]
-    found = {d["kind"] for d in report["differences"]}
-    assert kinds <= found, report["differences"]
-    assert {d["session_id"] for d in report["differences"]} == {session}
-    repaired = writable.check(repair=True)
-    assert repaired["ok"], repaired["differences"]
-    assert {d["kind"] for d in repaired["found"]} == found
+    report = writable.maintenance.check()
+    assert not report.ok
+    found = {d.kind for d in report.differences}
+    assert kinds <= found, report.differences
+    assert {d.session_id for d in report.differences} == {session}
+    repaired = writable.maintenance.repair()
+    assert repaired.ok, repaired.differences
+    assert {d.kind for d in repaired.found} == found
     sessions = agreement(writable)
     assert (SID in sessions) == (damage is not remove_archive_file)
 
@@ -124,10 +125,10 @@ def test_check_reports_and_repair_fixes(writable: RecallService, damage: Callabl
 def test_wrong_embedder_is_reported_and_rebuilt(writable: RecallService) -> None:
     other = RecallService(Settings(home=writable.data.root, embedder="hash-128"),
                           embedder=HashEmbedder(128))
-    report = other.check()
-    assert [(d["session_id"], d["kind"]) for d in report["differences"]] == [(None, "embedder")]
-    repaired = other.check(repair=True)
-    assert repaired["ok"] and repaired["repaired"]["rebuilt"]
+    report = other.maintenance.check()
+    assert [(d.session_id, d.kind) for d in report.differences] == [(None, "embedder")]
+    repaired = other.maintenance.repair()
+    assert repaired.ok and repaired.repaired.rebuilt
     assert _gen(other).embedder_name == "hash-128"
 
 
@@ -157,4 +158,4 @@ def test_http_check(writable: RecallService) -> None:
 def test_check_on_an_empty_home(tmp_path: Path) -> None:
     from .conftest import make_service
 
-    assert make_service(tmp_path / "home").check()["ok"]
+    assert make_service(tmp_path / "home").maintenance.check().ok

@@ -10,11 +10,13 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
+import msgspec
 import pytest
 from litestar.testing import TestClient
 
 from api import RecallService
 from api.http.app import create_app
+from api.service.maintenance import CleanupReport
 from indexer.maintenance.cleanup import parse_age
 from indexer.stores.snapshots import SnapshotStore
 from indexer.stores.state import State
@@ -43,8 +45,12 @@ def archive(writable: RecallService) -> RecallService:
     return writable
 
 
-def _ids(report: dict) -> list[str]:
-    return [s["session_id"] for s in report["sessions"]]
+def _ids(report: CleanupReport) -> list[str]:
+    return [s.session_id for s in report.sessions]
+
+
+def _http_ids(body: dict) -> list[str]:
+    return [s["session_id"] for s in body["sessions"]]
 
 
 def _indexed(service: RecallService) -> set[str]:
@@ -70,27 +76,28 @@ def test_bad_ages_are_refused_clearly(text: str) -> None:
 
 def test_dry_run_lists_exactly_what_would_go_and_deletes_nothing(archive: RecallService) -> None:
     before = _indexed(archive)
-    report = archive.cleanup(older_than="60d", today=AS_OF)
-    assert report["dry_run"] is True and "applied" not in report
-    assert report["older_than_days"] == 60 and report["as_of"] == AS_OF
+    report = archive.maintenance.cleanup(older_than="60d", today=AS_OF)
+    assert report.dry_run is True and report.applied is None
+    assert "applied" not in msgspec.to_builtins(report)
+    assert report.older_than_days == 60 and report.as_of == AS_OF
     # oldest first; t-old-active started first but was active last week
     assert _ids(report) == ["t-old-debug", *OLD]
-    first = report["sessions"][0]
-    assert first == {"session_id": "t-old-debug", "date": "2025-11-01", "last_activity": "2025-11-01",
+    first = report.sessions[0]
+    assert msgspec.to_builtins(first) == {"session_id": "t-old-debug", "date": "2025-11-01", "last_activity": "2025-11-01",
                      "category": "Debugging", "channel": "cli", "messages": 1, "snapshots": 0,
                      "promoted_todos": 0, "linked_todos": 0}
-    assert report["totals"]["sessions"] == 5
-    assert report["totals"]["messages"] == sum(s["messages"] for s in report["sessions"])
+    assert report.totals.sessions == 5
+    assert report.totals.messages == sum(s.messages for s in report.sessions)
     assert _indexed(archive) == before
-    assert archive.session("t-kyoto")["sessionId"] == "t-kyoto"
+    assert archive.session("t-kyoto").session_id == "t-kyoto"
     # a day less old: the sessions active on the boundary day stay
-    assert "t-en-errors" not in _ids(archive.cleanup(older_than="79d", today=AS_OF))
-    assert "t-en-errors" in _ids(archive.cleanup(older_than="78d", today=AS_OF))
+    assert "t-en-errors" not in _ids(archive.maintenance.cleanup(older_than="79d", today=AS_OF))
+    assert "t-en-errors" in _ids(archive.maintenance.cleanup(older_than="78d", today=AS_OF))
 
 
 def test_category_and_channel_filters(archive: RecallService) -> None:
     def ids(**kw: object) -> list[str]:
-        return _ids(archive.cleanup(older_than="60d", today=AS_OF, **kw))  # type: ignore[arg-type]
+        return _ids(archive.maintenance.cleanup(older_than="60d", today=AS_OF, **kw))  # type: ignore[arg-type]
 
     assert ids(channels=["CLI"]) == ["t-old-debug", "t-en-errors"]
     assert ids(categories=["debugging"]) == ["t-old-debug"]
@@ -101,19 +108,21 @@ def test_category_and_channel_filters(archive: RecallService) -> None:
 
 def test_apply_deletes_through_the_delete_path(archive: RecallService) -> None:
     todo = archive.todos.add("look at the segfault", source_session_id="t-old-debug")
-    report = archive.cleanup(older_than="60d", categories=["debugging"], apply=True, today=AS_OF)
-    assert report["dry_run"] is False
-    assert report["applied"] == {"sessions": ["t-old-debug"], "skipped": [], "snapshots_pruned": 0}
+    report = archive.maintenance.cleanup(older_than="60d", categories=["debugging"], apply=True,
+                                         today=AS_OF)
+    assert report.dry_run is False
+    assert msgspec.to_builtins(report.applied) == {"sessions": ["t-old-debug"], "skipped": [], "snapshots_pruned": 0}
     assert "t-old-debug" not in _indexed(archive) and "t-old-active" in _indexed(archive)
     assert not list(archive.data.archive.rglob("t-old-debug.json"))
     for mode in ("keyword", "vector", "hybrid"):
         hits = archive.search(SearchRequest(query="flux capacitor segfaults", mode=mode)).results
         assert "t-old-debug" not in {h.session_id for h in hits}, mode
     assert archive.todos.get(todo.id).source_session_id is None  # kept, unlinked
-    assert archive.check()["ok"]
+    assert archive.maintenance.check().ok
     # nothing left to delete: a second run is a no-op
-    again = archive.cleanup(older_than="60d", categories=["debugging"], apply=True, today=AS_OF)
-    assert again["sessions"] == [] and again["applied"]["sessions"] == []
+    again = archive.maintenance.cleanup(older_than="60d", categories=["debugging"], apply=True,
+                                        today=AS_OF)
+    assert again.sessions == [] and again.applied.sessions == []
 
 
 def test_a_session_that_changed_since_the_plan_is_left_alone(archive: RecallService) -> None:
@@ -132,21 +141,21 @@ def test_a_session_that_changed_since_the_plan_is_left_alone(archive: RecallServ
 def test_keep_newest_snapshots_of_every_session(archive: RecallService) -> None:
     for session_id, count in (("t-zh-upgrade", 3), ("t-kyoto", 2), ("t-blocks", 1)):
         for _ in range(count):
-            archive.create_snapshot(session_id)
+            archive.snapshots.create(session_id)
     store = SnapshotStore(archive.data)
     newest = store.list("t-zh-upgrade")[-1].id
-    dry = archive.cleanup(keep_snapshots=1)
-    assert dry["snapshots"] == [{"session_id": "t-kyoto", "deleted": 1, "kept": 1},
+    dry = archive.maintenance.cleanup(keep_snapshots=1)
+    assert msgspec.to_builtins(dry.snapshots) == [{"session_id": "t-kyoto", "deleted": 1, "kept": 1},
                                 {"session_id": "t-zh-upgrade", "deleted": 2, "kept": 1}]
-    assert dry["totals"]["snapshots"] == 3 and dry["sessions"] == []
+    assert dry.totals.snapshots == 3 and dry.sessions == []
     assert len(store.list("t-zh-upgrade")) == 3  # the dry run deleted nothing
     # with an age too: a session deleted whole counts its snapshots there, not twice
-    both = archive.cleanup(older_than="60d", keep_snapshots=1, today=AS_OF)
-    assert both["snapshots"] == [{"session_id": "t-zh-upgrade", "deleted": 2, "kept": 1}]
-    assert next(s for s in both["sessions"] if s["session_id"] == "t-kyoto")["snapshots"] == 2
-    assert both["totals"]["snapshots"] == 4
-    applied = archive.cleanup(keep_snapshots=1, apply=True)
-    assert applied["applied"]["snapshots_pruned"] == 3
+    both = archive.maintenance.cleanup(older_than="60d", keep_snapshots=1, today=AS_OF)
+    assert msgspec.to_builtins(both.snapshots) == [{"session_id": "t-zh-upgrade", "deleted": 2, "kept": 1}]
+    assert next(s for s in both.sessions if s.session_id == "t-kyoto").snapshots == 2
+    assert both.totals.snapshots == 4
+    applied = archive.maintenance.cleanup(keep_snapshots=1, apply=True)
+    assert applied.applied.snapshots_pruned == 3
     assert [s.id for s in store.list("t-zh-upgrade")] == [newest]
     assert len(store.list("t-kyoto")) == 1 and len(store.list("t-blocks")) == 1
 
@@ -161,7 +170,7 @@ def test_keep_newest_snapshots_of_every_session(archive: RecallService) -> None:
 ])
 def test_cleanup_errors(archive: RecallService, kwargs: dict, message: str) -> None:
     with pytest.raises(InvalidInput, match=message):
-        archive.cleanup(**kwargs)
+        archive.maintenance.cleanup(**kwargs)
 
 
 @pytest.fixture
@@ -175,7 +184,7 @@ def test_cleanup_route_is_a_dry_run_unless_asked(client: TestClient, archive: Re
     dry = client.post("/v1/cleanup", json=body)
     assert dry.status_code == 200
     assert dry.json()["dry_run"] is True and "applied" not in dry.json()
-    assert _ids(dry.json()) == ["t-old-debug", "t-en-errors"]
+    assert _http_ids(dry.json()) == ["t-old-debug", "t-en-errors"]
     assert {"t-old-debug", "t-en-errors"} <= _indexed(archive)
     done = client.post("/v1/cleanup", json={**body, "dry_run": False}).json()
     assert done["applied"]["sessions"] == ["t-old-debug", "t-en-errors"]

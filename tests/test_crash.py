@@ -140,8 +140,8 @@ def test_sigkill_during_index_and_reindex_leaves_nothing_inconsistent(tmp_path: 
         service = make_service(trial.home)
         report = service.index([folder])
         assert not report.rejected
-        check = service.check()
-        assert check["ok"], (trial.args, trial.delay, check["differences"])
+        check = service.maintenance.check()
+        assert check.ok, (trial.args, trial.delay, check.differences)
         assert set(agreement(service)) == ids  # nothing lost, nothing extra
     assert killed >= 16, f"only {killed} of {len(trials)} runs were killed before they finished"
     assert time.monotonic() - started < 120

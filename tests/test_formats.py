@@ -8,6 +8,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 
 from api import RecallService
@@ -290,11 +291,12 @@ def test_imported_sessions_are_searchable(imported: RecallService) -> None:
 
 def test_imported_sessions_are_redacted_and_listed(imported: RecallService) -> None:
     notes = imported.session("claude-code-c7d1e9f0-3a5b-4e2c-8f61-0b9d2a4c6e88")
-    assert "sk-ant-" not in json.dumps(notes) and "[REDACTED:" in notes["messages"][0]["content"]
-    assert "sk-ant-" not in notes["title"]
+    assert "sk-ant-" not in msgspec.json.encode(notes).decode()
+    assert "[REDACTED:" in notes.messages[0].content
+    assert "sk-ant-" not in notes.title
     listed = imported.list_sessions(channel="telegram")
-    assert [s["title"] for s in listed["sessions"]] == ["杭州出差"]
-    assert imported.memories("claude-code-5b0e3c1a-7d2f-4c61-9a8e-2f4b6c8d0e13")  # memories work unchanged
+    assert [s.title for s in listed.sessions] == ["杭州出差"]
+    assert imported.memories.of("claude-code-5b0e3c1a-7d2f-4c61-9a8e-2f4b6c8d0e13")  # memories work unchanged
 
 
 def test_reimport_is_incremental_and_options_count(imported: RecallService, tmp_path: Path) -> None:
@@ -305,8 +307,8 @@ def test_reimport_is_incremental_and_options_count(imported: RecallService, tmp_
     assert (again.indexed, again.unchanged, again.rejected) == (0, 5, [])  # files
     thinking = service.index([CC], ImportOptions(thinking=True))  # changes one session only
     assert (thinking.indexed, thinking.unchanged) == (1, 1)
-    assert "[thinking]" in service.session("claude-code-5b0e3c1a-7d2f-4c61-9a8e-2f4b6c8d0e13")[
-        "messages"][1]["content"]
+    assert "[thinking]" in service.session(
+        "claude-code-5b0e3c1a-7d2f-4c61-9a8e-2f4b6c8d0e13").messages[1].content
 
 
 def test_bad_transcripts_are_rejected_and_the_batch_goes_on(tmp_path: Path) -> None:
@@ -365,4 +367,4 @@ def test_a_run_stopped_inside_a_many_session_file_reads_it_again(tmp_path: Path,
         service.index([GPT])
     monkeypatch.undo()
     service.index([GPT])
-    assert len(service.list_sessions()["sessions"]) == 3
+    assert len(service.list_sessions().sessions) == 3

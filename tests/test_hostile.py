@@ -16,7 +16,7 @@ from litestar.testing import TestClient
 from api import RecallService
 from api.http.app import create_app
 from api.mcp.server import build_mcp
-from indexer.ingest.report import IndexReport
+from api.service.indexing import IndexResult
 
 from .conftest import make_service
 from .hostile.generate import BIG, generate
@@ -30,7 +30,7 @@ def _tree(root: Path, skip: Path) -> dict[str, tuple[int, int]]:
 
 @pytest.fixture(scope="module")
 def hostile(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str], RecallService,
-                                                               IndexReport, dict, dict]:
+                                                               IndexResult, dict, dict]:
     root = tmp_path_factory.mktemp("hostile")
     expected = generate(root / "in", root / "outside")
     home = root / "home"
@@ -50,12 +50,12 @@ def test_every_file_is_rejected_clearly_or_ingested_whole(hostile) -> None:
         if expect == "ingest":
             assert name not in rejected, f"{name}: {rejected.get(name)}"
     archived = agreement(service)  # whole sessions only, every store agrees
-    assert service.check()["ok"]
+    assert service.maintenance.check().ok
     assert archived["many-messages"] == 50_000 and archived["huge-message"] == 1
     assert {"ok", "bom", "dup-ids", "dk2", "twin", "empty-id"} <= set(archived)
-    assert service.session("twin")["messages"][0]["content"] == "version a"
+    assert service.session("twin").messages[0].content == "version a"
     assert ("twin-b.json" in rejected) and "already read from" in rejected["twin-b.json"]
-    assert len(service.session("dup-ids")["messages"]) == 3
+    assert len(service.session("dup-ids").messages) == 3
     assert report.indexed + len(rejected) == len(expected)  # each file: one or the other
 
 
@@ -103,7 +103,7 @@ def test_http_answers_4xx_with_a_problem_body_never_5xx(hostile, tmp_path: Path)
         {n: statuses[n] for n in rejected if statuses[n] < 400}
     assert statuses["ok.json"] == 201
     agreement(service)
-    assert service.check()["ok"]
+    assert service.maintenance.check().ok
 
 
 def test_mcp_archive_session_returns_tool_errors_never_crashes(hostile, tmp_path: Path) -> None:
@@ -135,4 +135,4 @@ def test_mcp_archive_session_returns_tool_errors_never_crashes(hostile, tmp_path
     assert all(outcomes[n] != "ok" for n in rejected), [n for n in rejected if outcomes[n] == "ok"]
     assert outcomes["ok.json"] == "ok"
     agreement(service)
-    assert service.check()["ok"]
+    assert service.maintenance.check().ok

@@ -63,7 +63,7 @@ def test_index_report_and_incremental_skip(tmp_path: Path) -> None:
     assert first.redacted["openai_key"] == 1 and first.redacted["password"] >= 2
     second = service.index([SESSIONS, JSONL, BAD])
     assert (second.indexed, second.unchanged, len(second.rejected)) == (0, 7, 4)
-    assert set(first.to_dict()) >= {"indexed", "unchanged", "rejected", "seconds"}
+    assert set(msgspec.to_builtins(first)) >= {"indexed", "unchanged", "rejected", "seconds"}
     agreement(service)
 
 
@@ -119,7 +119,7 @@ def test_changed_session_replaces_old_documents(writable: RecallService, tmp_pat
     assert "t-zh-upgrade" not in [r.session_id for r in writable.search(
         SearchRequest(query="记忆系统", mode="keyword")).results if r.date == "2026-03-29"]
     assert not (writable.data.archive / "2026-03" / "t-zh-upgrade.json").exists()
-    assert writable.session("t-zh-upgrade")["date"] == "2026-04-01"
+    assert writable.session("t-zh-upgrade").date == "2026-04-01"
     agreement(writable)
 
 
@@ -157,7 +157,7 @@ def test_reindex_indexes_a_session_archived_twice_once(writable: RecallService) 
     copy = writable.data.archive / "1999-01" / original.name
     copy.parent.mkdir()
     copy.write_bytes(original.read_bytes())
-    writable.reindex()
+    writable.maintenance.reindex()
     copy.unlink()  # agreement() reads the archive: leave the copy the state adopted
     state = State(writable.data.state_db)
     adopted = writable.data.archive / state.session("t-en-errors").archive_path
@@ -170,12 +170,12 @@ def test_reindex_indexes_a_session_archived_twice_once(writable: RecallService) 
 def test_reindex_switches_generation_and_keeps_results(writable: RecallService) -> None:
     before = writable.search(SearchRequest(query="升级")).results[0].session_id
     old = writable.data.current_generation()
-    report = writable.reindex()
+    report = writable.maintenance.reindex()
     assert report.indexed == 7
     assert writable.data.current_generation() != old
     assert writable.search(SearchRequest(query="升级")).results[0].session_id == before
     agreement(writable)
-    writable.reindex()
+    writable.maintenance.reindex()
     generations = [p.name for p in writable.data.index_root.iterdir() if p.is_dir()]
     assert len(generations) == 2  # the live one and the one before it
 
@@ -187,7 +187,7 @@ def test_other_embedder_must_reindex(writable: RecallService) -> None:
     with pytest.raises(IndexMismatch, match="recall reindex"):
         other.index([SESSIONS])
     assert other.search(SearchRequest(query="升级", mode="keyword")).results  # keywords still serve
-    other.reindex()
+    other.maintenance.reindex()
     assert other.search(SearchRequest(query="升级", mode="hybrid")).results[0].session_id == "t-zh-upgrade"
 
 

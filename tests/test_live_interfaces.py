@@ -19,7 +19,7 @@ from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
 from api import RecallService
-from api.cli.commands import main
+from api.cli import main
 from api.http.app import create_app
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))

@@ -52,8 +52,8 @@ def test_memories_are_stored_when_a_session_is_indexed(styled: RecallService) ->
     assert any("Markdown表格" in text for text in feedback)
     assert any("emojis" in text for text in feedback)
     # the service answers from what was stored, in the same shape as a fresh extraction
-    assert styled.memories("t-style") == stored
-    assert {m.type for m in styled.memories("t-style", ["feedback"])} == {"feedback"}
+    assert styled.memories.of("t-style") == stored
+    assert {m.type for m in styled.memories.of("t-style", ["feedback"])} == {"feedback"}
 
 
 def test_memories_scope_finds_memories_and_the_default_scope_does_not(styled: RecallService) -> None:
@@ -80,7 +80,7 @@ def test_a_changed_session_is_re_extracted(styled: RecallService) -> None:
     changed = copy.deepcopy(STYLE_SESSION)
     changed["messages"][2]["content"] = "不要用项目符号，写成完整的段落。"
     styled.ingest_record(changed)
-    texts = [m.text for m in styled.memories("t-style")]
+    texts = [m.text for m in styled.memories.of("t-style")]
     assert not any("Markdown表格" in t for t in texts)
     assert any("项目符号" in t for t in texts)
     assert not _search(styled, "Markdown表格", scope="memories")
@@ -94,7 +94,7 @@ def test_deleting_a_session_deletes_its_memories(styled: RecallService) -> None:
 
 
 def test_reindex_keeps_memories_searchable(styled: RecallService) -> None:
-    styled.reindex()
+    styled.maintenance.reindex()
     assert _search(styled, "emojis", scope="memories")[0][:2] == ("t-style", "feedback")
 
 

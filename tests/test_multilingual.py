@@ -59,7 +59,7 @@ def test_english_only_model_misses_them(minilm_service: RecallService, query: st
 
 def test_e5_is_the_default_and_recorded(e5_service: RecallService) -> None:
     assert Settings.from_env({}).embedder == "e5"
-    assert e5_service.stats()["index"]["embedder"] == "intfloat/multilingual-e5-small"
+    assert e5_service.stats().index.embedder == "intfloat/multilingual-e5-small"
 
 
 def test_switching_models_needs_reindex(e5_service: RecallService, e5_dir: Path) -> None:

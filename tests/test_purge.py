@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from api.cli.commands import main
+from api.cli import main
 from indexer.maintenance.check import check as check_consistency
 from models import SearchFilters, SearchRequest
 from tests.conftest import make_service
@@ -59,7 +59,7 @@ def test_purge_leaves_no_trace_and_keeps_the_rest(tmp_path: Path, archive: Path)
     assert _tantivy_deleted_docs(root) > 0
     assert _files_with(root, "gone-session") and _files_with(root, MARKER)
 
-    copied = service.purge()
+    copied = service.maintenance.purge()
 
     assert _files_with(root, "gone-session") == []
     assert _files_with(root, MARKER) == []
@@ -68,7 +68,7 @@ def test_purge_leaves_no_trace_and_keeps_the_rest(tmp_path: Path, archive: Path)
     assert len([p for p in service.data.index_root.iterdir() if p.is_dir()]) == 1
     vectors = service.searcher.generation().vectors
     assert all(len(table.list_versions()) <= 2 for table in vectors.tables.values())
-    assert copied["vector_rows"] == vectors.count()
+    assert copied.vector_rows == vectors.count()
     assert check_consistency(service.data, service.embedder.name).ok
     for i in range(5):
         hits = service.search(SearchRequest(query=f"harbour{i}", mode="keyword")).results

@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import msgspec
 import pytest
 from litestar.testing import TestClient
 
@@ -21,7 +22,7 @@ UPGRADE = "t-zh-upgrade"
 
 
 def _changed_upgrade(service: RecallService) -> None:
-    record = service.session(UPGRADE)
+    record = json.loads(msgspec.json.encode(service.session(UPGRADE)))  # the archive record
     record["messages"].append({"id": "m-new", "role": "user",
                                "content": "我们决定下周五之前把备份脚本改成每小时运行一次。"})
     record["messages"].append({"id": "m-new2", "role": "user",
@@ -30,36 +31,36 @@ def _changed_upgrade(service: RecallService) -> None:
 
 
 def test_changes_since_the_newest_snapshot(writable: RecallService) -> None:
-    saved = writable.create_snapshot(UPGRADE)
-    unchanged = writable.snapshot_changes(UPGRADE)
+    saved = writable.snapshots.create(UPGRADE)
+    unchanged = writable.snapshots.changes(UPGRADE)
     assert (unchanged.before_id, unchanged.after_id) == (saved.id, "current")
     assert unchanged.severity == "none" and not unchanged.has_changes
     _changed_upgrade(writable)
-    report = writable.snapshot_changes(UPGRADE)
+    report = writable.snapshots.changes(UPGRADE)
     assert report.has_changes and report.severity in ("moderate", "major")
     added = [c.text for c in (*report.facts, *report.tasks) if c.kind == "added"]
     assert any("Redis" in text for text in added)
     # between two saved snapshots, both named
-    later = writable.create_snapshot(UPGRADE)
-    between = writable.snapshot_changes(UPGRADE, saved.id, later.id)
+    later = writable.snapshots.create(UPGRADE)
+    between = writable.snapshots.changes(UPGRADE, saved.id, later.id)
     assert (between.before_id, between.after_id) == (saved.id, later.id) and between.has_changes
     with pytest.raises(NotFound, match="no snapshot"):
-        writable.snapshot_changes(UPGRADE, "nope")
+        writable.snapshots.changes(UPGRADE, "nope")
     with pytest.raises(NotFound, match="no snapshots"):
-        writable.snapshot_changes("t-en-errors")
+        writable.snapshots.changes("t-en-errors")
 
 
 def test_recover_with_a_budget_compresses_the_choice(writable: RecallService) -> None:
     _changed_upgrade(writable)
-    writable.create_snapshot(UPGRADE)
-    whole = writable.recover(UPGRADE)
-    small = writable.recover(UPGRADE, token_budget=25)
+    writable.snapshots.create(UPGRADE)
+    whole = writable.snapshots.recover(UPGRADE)
+    small = writable.snapshots.recover(UPGRADE, token_budget=25)
     assert small.selected.id == whole.selected.id
     assert small.selected.token_count <= 25 < whole.selected.token_count
-    shown = writable.snapshot(UPGRADE, whole.selected.id, 25)
+    shown = writable.snapshots.get(UPGRADE, whole.selected.id, 25)
     assert shown == small.selected
     with pytest.raises(InvalidInput):
-        writable.recover(UPGRADE, token_budget=0)
+        writable.snapshots.recover(UPGRADE, token_budget=0)
 
 
 def test_recovery_options_are_checked() -> None:

@@ -74,7 +74,7 @@ def test_a_changed_session_keeps_its_rows_and_drops_those_of_vanished_memories(
     rows = _rows(rel)
     assert rows[tea].access_count == 1  # same memory, same id: its history stays
     assert emojis not in rows
-    rel.reindex()
+    rel.maintenance.reindex()
     assert _rows(rel)[tea] == rows[tea]
 
 
@@ -92,28 +92,28 @@ def test_relevance_decays_with_time_toward_the_floor(rel: RecallService) -> None
     written = _rows(rel)[tea]
     policy = rel.relevance.policy
     rel.relevance.clock = lambda: written.updated_at + 10 * DAY
-    listed = {m["id"]: m for m in rel.relevance.listing(limit=100)["memories"]}
+    listed = {m.id: m for m in rel.relevance.listing(limit=100).memories}
     expected = policy.floor + (0.75 - policy.floor) * (1 - policy.rate) ** 10
-    assert listed[tea]["relevance"] == pytest.approx(expected, abs=1e-6)
+    assert listed[tea].relevance == pytest.approx(expected, abs=1e-6)
     rel.relevance.clock = lambda: written.updated_at + 3650 * DAY
-    listed = {m["id"]: m for m in rel.relevance.listing(limit=100)["memories"]}
-    assert listed[tea]["relevance"] == pytest.approx(policy.floor, abs=1e-6)
+    listed = {m.id: m for m in rel.relevance.listing(limit=100).memories}
+    assert listed[tea].relevance == pytest.approx(policy.floor, abs=1e-6)
     # listing is most relevant first
-    values = [m["relevance"] for m in rel.relevance.listing(limit=100)["memories"]]
+    values = [m.relevance for m in rel.relevance.listing(limit=100).memories]
     assert values == sorted(values, reverse=True)
 
 
 def test_decay_written_down_changes_nothing_read(rel: RecallService) -> None:
     start = time.time()
     rel.relevance.clock = lambda: start + 7 * DAY
-    before = {m["id"]: m["relevance"] for m in rel.relevance.listing(limit=500)["memories"]}
+    before = {m.id: m.relevance for m in rel.relevance.listing(limit=500).memories}
     report = rel.relevance.decay()
-    assert report["updated"] == len(before) and report["dropped"] == 0
+    assert report.updated == len(before) and report.dropped == 0
     assert all(r.updated_at == start + 7 * DAY for r in _rows(rel).values())
-    after = {m["id"]: m["relevance"] for m in rel.relevance.listing(limit=500)["memories"]}
+    after = {m.id: m.relevance for m in rel.relevance.listing(limit=500).memories}
     assert after == pytest.approx(before)
     rel.relevance.clock = lambda: start + 9 * DAY
-    later = {m["id"]: m["relevance"] for m in rel.relevance.listing(limit=500)["memories"]}
+    later = {m.id: m.relevance for m in rel.relevance.listing(limit=500).memories}
     assert all(later[i] <= after[i] for i in after)
 
 
@@ -171,8 +171,8 @@ def test_memory_rank_is_checked(rel: RecallService) -> None:
 
 
 def test_a_recovery_boosts_the_memories_of_the_chosen_snapshot(rel: RecallService) -> None:
-    rel.create_snapshot("t-rel-a")
-    rel.recover("t-rel-a")
+    rel.snapshots.create("t-rel-a")
+    rel.snapshots.recover("t-rel-a")
     rows = _rows(rel)
     used = [m for m in MemoryStore(rel.data).load("t-rel-a") or []]
     assert used and all(rows[m.id].access_count == 1 for m in used)
@@ -180,7 +180,7 @@ def test_a_recovery_boosts_the_memories_of_the_chosen_snapshot(rel: RecallServic
 
 
 def test_prune_lists_and_removes_the_least_relevant_for_good(rel: RecallService) -> None:
-    total = rel.relevance.listing()["total"]
+    total = rel.relevance.listing().total
     a = _tea(rel, "t-rel-a")
     now = time.time()
     rel.relevance.clock = lambda: now + 60 * DAY
@@ -188,8 +188,8 @@ def test_prune_lists_and_removes_the_least_relevant_for_good(rel: RecallService)
     rel.relevance.boost(i for i in _rows(rel) if i != a)
 
     dry = rel.relevance.prune(dry_run=True, max_memories=total - 1)
-    assert dry["dry_run"] and [m["id"] for m in dry["pruned"]] == [a]
-    assert dry["memories_before"] == total and dry["memories_after"] == total - 1
+    assert dry.dry_run and [m.id for m in dry.pruned] == [a]
+    assert dry.memories_before == total and dry.memories_after == total - 1
     assert a in {m.id for m in MemoryStore(rel.data).load("t-rel-a") or []}  # nothing removed
     assert ("t-rel-a", a) in _memory_search(rel, "zeppelin lounge")
     # the search used it; a month later every other memory is used again
@@ -197,8 +197,8 @@ def test_prune_lists_and_removes_the_least_relevant_for_good(rel: RecallService)
     rel.relevance.boost(i for i in _rows(rel) if i != a)
 
     done = rel.relevance.prune(max_memories=total - 1)
-    assert not done["dry_run"] and [m["id"] for m in done["pruned"]] == [a]
-    assert done["pruned"][0]["text"] == TEA
+    assert not done.dry_run and [m.id for m in done.pruned] == [a]
+    assert done.pruned[0].text == TEA
     assert a not in {m.id for m in MemoryStore(rel.data).load("t-rel-a") or []}
     assert ("t-rel-a", a) not in _memory_search(rel, "zeppelin lounge")
     assert ("t-rel-b", _tea(rel, "t-rel-b")) in _memory_search(rel, "zeppelin lounge")
@@ -206,19 +206,19 @@ def test_prune_lists_and_removes_the_least_relevant_for_good(rel: RecallService)
     keys = [row for table in gen.vectors.rows(["key"], kinds=["memories"])
             for row in table["key"].to_pylist()]
     assert keys and not any(k.endswith(a) for k in keys)
-    assert [p["id"] for p in rel.relevance.pruned()["pruned"]] == [a]
+    assert [p.id for p in rel.relevance.pruned().pruned] == [a]
     assert a not in _rows(rel)
-    assert rel.check()["ok"]
+    assert rel.maintenance.check().ok
 
     # neither a reindex nor re-ingesting a changed session brings it back
-    rel.reindex()
+    rel.maintenance.reindex()
     changed = _session("t-rel-a")
     changed["messages"].append({"id": "m4", "role": "user", "content": "ok, thanks"})
     rel.ingest_record(changed)
     assert a not in {m.id for m in MemoryStore(rel.data).load("t-rel-a") or []}
     assert ("t-rel-a", a) not in _memory_search(rel, "zeppelin lounge")
-    assert rel.check()["ok"]
-    assert rel.relevance.prune(max_memories=10_000)["pruned"] == []
+    assert rel.maintenance.check().ok
+    assert rel.relevance.prune(max_memories=10_000).pruned == []
 
 
 def test_prune_needs_a_maximum(rel: RecallService) -> None:
@@ -229,14 +229,14 @@ def test_prune_needs_a_maximum(rel: RecallService) -> None:
 
 
 def test_deleting_a_session_forgets_its_relevance_and_tombstones(rel: RecallService) -> None:
-    rel.relevance.prune(max_memories=rel.relevance.listing()["total"] - 3)
-    pruned_sessions = {p["session_id"] for p in rel.relevance.pruned()["pruned"]}
+    rel.relevance.prune(max_memories=rel.relevance.listing().total - 3)
+    pruned_sessions = {p.session_id for p in rel.relevance.pruned().pruned}
     assert pruned_sessions
     for session_id in pruned_sessions | {"t-rel-a"}:
         rel.delete(session_id)
-    assert rel.relevance.pruned()["pruned"] == []
+    assert rel.relevance.pruned().pruned == []
     assert not any(r.session_id in pruned_sessions | {"t-rel-a"} for r in _rows(rel).values())
-    rel.purge()
+    rel.maintenance.purge()
     files = [p for p in rel.data.root.glob("relevance.sqlite3*") if p.is_file()]
     assert files and not any(b"zeppelin" in p.read_bytes() and b"t-rel-a" in p.read_bytes()
                              for p in files)
@@ -245,7 +245,7 @@ def test_deleting_a_session_forgets_its_relevance_and_tombstones(rel: RecallServ
 def test_a_reindex_forgets_sessions_whose_archive_file_is_gone(rel: RecallService) -> None:
     assert any(r.session_id == "t-rel-b" for r in _rows(rel).values())
     next(rel.data.archive.rglob("t-rel-b.json")).unlink()
-    rel.reindex()
+    rel.maintenance.reindex()
     assert not any(r.session_id == "t-rel-b" for r in _rows(rel).values())
     assert any(r.session_id == "t-rel-a" for r in _rows(rel).values())
 
@@ -269,7 +269,7 @@ def test_settings_from_the_environment() -> None:
     ("RECALL_RELEVANCE_MAX_MEMORIES", "-3"), ("RECALL_RELEVANCE_FLOOR", "high"),
 ])
 def test_bad_settings_fail_with_a_hint(var: str, value: str) -> None:
-    with pytest.raises(InvalidInput, match="RECALL_RELEVANCE|bad setting"):
+    with pytest.raises(InvalidInput, match=f"^{var} must "):
         Settings.from_env({"RECALL_HOME": "/tmp/x", var: value})
 
 

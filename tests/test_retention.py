@@ -9,10 +9,11 @@ from pathlib import Path
 import pytest
 
 from api import RecallService, Settings
-from api.cli.commands import main
+from api.cli import main
+from api.service.sessions import ArchivedSession
 from indexer.maintenance.retention import COMPRESSED_SUMMARY_CHARS
 from indexer.stores.memories import MemoryStore
-from models import InvalidInput, SearchFilters, SearchRequest
+from models import Decision, InvalidInput, SearchFilters, SearchRequest
 
 from .test_ingest import agreement
 
@@ -42,7 +43,7 @@ def files(service: RecallService) -> dict[str, bytes]:
             if p.is_file() and "index" not in p.parts and p.name != "writer.lock"}
 
 
-def archived(service: RecallService, session_id: str) -> dict:
+def archived(service: RecallService, session_id: str) -> ArchivedSession:
     return service.session(session_id)
 
 
@@ -61,8 +62,8 @@ def trimmed_home(writable: RecallService) -> RecallService:
 
 def test_retention_is_off_by_default(trimmed_home: RecallService, capsys, monkeypatch) -> None:
     before = files(trimmed_home)
-    result = trimmed_home.retention(apply=True)
-    assert (result["enabled"], result["sessions"]) == (False, [])
+    result = trimmed_home.maintenance.retention(apply=True)
+    assert (result.enabled, result.sessions) == (False, [])
     assert files(trimmed_home) == before
     monkeypatch.setenv("RECALL_HOME", str(trimmed_home.data.root))
     monkeypatch.setenv("RECALL_EMBEDDER", "hash")
@@ -85,58 +86,59 @@ def test_settings_from_the_environment(tmp_path: Path) -> None:
 
 def test_dry_run_lists_moves_and_changes_nothing(trimmed_home: RecallService) -> None:
     before = files(trimmed_home)
-    result = trimmed_home.retention(full_days=7, summary_days=30, today=AS_OF)
-    assert result["dry_run"] and "applied" not in result
-    moves = {s["session_id"]: (s["tier"], s["target"]) for s in result["sessions"]}
+    result = trimmed_home.maintenance.retention(full_days=7, summary_days=30, today=AS_OF)
+    assert result.dry_run and result.applied is None
+    moves = {s.session_id: (s.tier, s.target) for s in result.sessions}
     assert moves["t-blocks"] == moves["t-zh-upgrade"] == ("full", "summary")
     assert moves["t-kyoto"] == moves["t-style"] == ("full", "compressed")
     assert len(moves) == 9  # every session older than a week
-    long = next(s for s in result["sessions"] if s["session_id"] == "t-long")
-    assert long["drops"] == ["1 messages (25 characters)",
-                             f"summary cut from 720 to about {COMPRESSED_SUMMARY_CHARS} characters",
-                             "1 decision contexts"]
-    style = next(s for s in result["sessions"] if s["session_id"] == "t-style")
-    assert style["summary_built"] and style["messages_dropped"] == 4
+    long = next(s for s in result.sessions if s.session_id == "t-long")
+    assert long.drops == ["1 messages (25 characters)",
+                          f"summary cut from 720 to about {COMPRESSED_SUMMARY_CHARS} characters",
+                          "1 decision contexts"]
+    style = next(s for s in result.sessions if s.session_id == "t-style")
+    assert style.summary_built and style.messages_dropped == 4
     assert files(trimmed_home) == before
 
 
 def test_apply_trims_and_keeps_summary_and_memories_searchable(trimmed_home: RecallService) -> None:
     memories_before = MemoryStore(trimmed_home.data).load("t-style")
     assert memories_before and hits(trimmed_home, "Markdown表格", scope="memories")
-    result = trimmed_home.retention(full_days=7, summary_days=30, today=AS_OF, apply=True)
-    assert result["applied"] == 9
+    result = trimmed_home.maintenance.retention(full_days=7, summary_days=30, today=AS_OF,
+                                                apply=True)
+    assert result.applied == 9
     agreement(trimmed_home)  # archive, state and both indexes still agree
 
     style = archived(trimmed_home, "t-style")
-    assert style["messages"] == []
-    assert style["retention"]["tier"] == "compressed"
-    assert style["retention"]["messageCount"] == 4
-    assert style["retention"]["lastActivity"] == "2026-01-04"
-    assert any("4 messages" in note and "dropped" in note for note in style["retention"]["dropped"])
-    assert style["summary"].startswith("请帮我整理一下周报的格式。")  # built: first user line...
-    assert "第二行" not in style["summary"]
-    assert (style["participants"], style["channel"]) == (["Lin", "Atlas"], "webchat")
+    assert style.messages == ()
+    assert style.retention.tier == "compressed"
+    assert style.retention.message_count == 4
+    assert style.retention.last_activity == "2026-01-04"
+    assert any("4 messages" in note and "dropped" in note for note in style.retention.dropped)
+    assert style.summary.startswith("请帮我整理一下周报的格式。")  # built: first user line...
+    assert "第二行" not in style.summary
+    assert (style.participants, style.channel) == (("Lin", "Atlas"), "webchat")
     # ...and its memories are the ones extracted before the messages went
     assert MemoryStore(trimmed_home.data).load("t-style") == memories_before
-    assert [m.text for m in trimmed_home.memories("t-style")] == [m.text for m in memories_before]
+    assert [m.text for m in trimmed_home.memories.of("t-style")] == [m.text for m in memories_before]
     assert hits(trimmed_home, "Markdown表格", scope="memories")[0][0] == "t-style"
     assert ("t-style", None) in hits(trimmed_home, "周报")  # the summary document
 
     kyoto = archived(trimmed_home, "t-kyoto")
-    assert kyoto["messages"] == [] and kyoto["summary"].startswith("Planned a Kyoto trip")
+    assert kyoto.messages == () and kyoto.summary.startswith("Planned a Kyoto trip")
     assert ("t-kyoto", None) in hits(trimmed_home, "Kyoto")
-    assert archived(trimmed_home, "t-blocks")["retention"]["tier"] == "summary"
+    assert archived(trimmed_home, "t-blocks").retention.tier == "summary"
 
     long = archived(trimmed_home, "t-long")
-    assert len(long["summary"]) <= COMPRESSED_SUMMARY_CHARS + 1
-    assert long["decisions"] == [{"text": "use the heron logo"}]
+    assert len(long.summary) <= COMPRESSED_SUMMARY_CHARS + 1
+    assert long.decisions == (Decision(text="use the heron logo"),)  # no context
 
 
 def test_reindex_keeps_trimmed_sessions(trimmed_home: RecallService) -> None:
-    trimmed_home.retention(full_days=7, summary_days=30, today=AS_OF, apply=True)
+    trimmed_home.maintenance.retention(full_days=7, summary_days=30, today=AS_OF, apply=True)
     memories = MemoryStore(trimmed_home.data).load("t-style")
     record = archived(trimmed_home, "t-style")
-    report = trimmed_home.reindex()
+    report = trimmed_home.maintenance.reindex()
     assert not report.rejected
     agreement(trimmed_home)
     assert archived(trimmed_home, "t-style") == record
@@ -146,22 +148,22 @@ def test_reindex_keeps_trimmed_sessions(trimmed_home: RecallService) -> None:
 
 
 def test_a_second_apply_is_a_no_op_and_tiers_only_get_lighter(trimmed_home: RecallService) -> None:
-    trimmed_home.retention(full_days=7, today=AS_OF, apply=True)  # no compressed step
-    assert archived(trimmed_home, "t-kyoto")["retention"]["tier"] == "summary"
+    trimmed_home.maintenance.retention(full_days=7, today=AS_OF, apply=True)  # no compressed step
+    assert archived(trimmed_home, "t-kyoto").retention.tier == "summary"
     before = files(trimmed_home)
-    again = trimmed_home.retention(full_days=7, today=AS_OF, apply=True)
-    assert again["sessions"] == [] and "applied" not in again
+    again = trimmed_home.maintenance.retention(full_days=7, today=AS_OF, apply=True)
+    assert again.sessions == [] and again.applied is None
     assert files(trimmed_home) == before
     # a longer full period later does not bring anything back, nor rewrite anything
-    assert trimmed_home.retention(full_days=400, today=AS_OF, apply=True)["sessions"] == []
+    assert trimmed_home.maintenance.retention(full_days=400, today=AS_OF, apply=True).sessions == []
     # a compressed step later moves summary -> compressed, dropping no messages (none are left)
-    later = trimmed_home.retention(full_days=7, summary_days=30, today=AS_OF)
-    kyoto = next(s for s in later["sessions"] if s["session_id"] == "t-kyoto")
-    assert (kyoto["tier"], kyoto["target"], kyoto["messages_dropped"]) == ("summary", "compressed", 0)
-    trimmed_home.retention(full_days=7, summary_days=30, today=AS_OF, apply=True)
+    later = trimmed_home.maintenance.retention(full_days=7, summary_days=30, today=AS_OF)
+    kyoto = next(s for s in later.sessions if s.session_id == "t-kyoto")
+    assert (kyoto.tier, kyoto.target, kyoto.messages_dropped) == ("summary", "compressed", 0)
+    trimmed_home.maintenance.retention(full_days=7, summary_days=30, today=AS_OF, apply=True)
     record = archived(trimmed_home, "t-kyoto")
-    assert record["retention"]["tier"] == "compressed" and record["retention"]["messageCount"] == 3
-    notes = record["retention"]["dropped"]  # the messages went once, noted once
+    assert record.retention.tier == "compressed" and record.retention.message_count == 3
+    notes = record.retention.dropped  # the messages went once, noted once
     assert [n.split(": ", 1)[1] for n in notes] == [
         "summary: 3 messages (250 characters) dropped", "compressed: decision contexts dropped"]
 

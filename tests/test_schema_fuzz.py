@@ -20,8 +20,8 @@ TOKEN = "fuzz-token"
 
 
 def test_schemathesis_finds_nothing(writable: RecallService, tmp_path: Path) -> None:
-    for summary in writable.list_sessions(limit=500)["sessions"]:
-        writable.create_snapshot(summary["session_id"])  # so recovery and changes have work to do
+    for summary in writable.list_sessions(limit=500).sessions:
+        writable.snapshots.create(summary.session_id)  # so recovery and changes have work to do
     report, log_path = tmp_path / "report.json", tmp_path / "server.log"
     with log_path.open("w") as log:
         server, base = _serve(writable.settings.home, env={"RECALL_API_TOKEN": TOKEN}, log=log)

@@ -9,6 +9,7 @@ import logging
 from pathlib import Path
 
 import anyio
+import msgspec
 import pytest
 import tantivy
 from litestar.testing import TestClient
@@ -103,7 +104,7 @@ def test_no_secret_survives_anywhere(tmp_path: Path, caplog: pytest.LogCaptureFi
     outputs: list[str] = []
     report = service.index([folder])
     assert report.indexed == 1 and not report.rejected
-    outputs.append(json.dumps(report.to_dict()))
+    outputs.append(json.dumps(msgspec.to_builtins(report)))
 
     with TestClient(create_app(service.settings, service)) as client:
         response = client.post("/v1/sessions", json=_session("by-http"))
@@ -133,7 +134,7 @@ def test_no_secret_survives_anywhere(tmp_path: Path, caplog: pytest.LogCaptureFi
                     SearchRequest(query="credentials", mode="keyword", limit=50)):
         outputs.append(json.dumps([r.session_id for r in service.search(request).results]))
         outputs.append(repr(service.search(request)))
-    assert service.check()["ok"]
+    assert service.maintenance.check().ok
 
     # every byte under the data dir (archive, memories, state, Tantivy, LanceDB)
     assert _scan(service.data.root) == []

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
 from indexer.stores.layout import DataDir
 from indexer.stores.snapshots import SnapshotStore, snapshot_from_memories
 from models import InvalidQuery, Memory, NotFound, UnsafeSessionId, parse_session, parse_snapshot
-from search.digest import build_digest, period_range
+from search.digest import Topic, build_digest, period_range
 
 
 def _snapshot(sid: str, snap: str, created: str, tasks: int = 0) -> dict:
@@ -82,19 +83,19 @@ def test_period_range_rejects_bad_input() -> None:
 
 
 def test_digest_topics_tasks_activity() -> None:
-    sessions = [
+    sessions = [SimpleNamespace(**s) for s in (
         {"session_id": "a", "date": "2026-03-24", "topics": ["OpenClaw", "记忆系统"], "title": None,
          "summary": "upgrade", "message_count": 4},
         {"session_id": "b", "date": "2026-03-24", "topics": ["OpenClaw"], "title": "Backup", "summary": None,
          "message_count": 2},
         {"session_id": "c", "date": "2026-03-26", "topics": [], "title": None, "summary": None, "message_count": 1},
-    ]
+    )]
     tasks = [Memory(id="x", session_id="a", type="project", text="写周报", confidence=0.8, kind="task",
                     due_date="2026-03-27", priority="high"),
              Memory(id="y", session_id="a", type="user", text="likes tea", confidence=0.8)]
     digest = build_digest("week", "2026-03-23", "2026-03-29", sessions, tasks)
-    assert digest["topics"][0] == {"topic": "OpenClaw", "sessions": 2}
-    assert [t["text"] for t in digest["open_tasks"]] == ["写周报"]
-    assert [a["date"] for a in digest["activity"]] == ["2026-03-26", "2026-03-24"]
-    assert digest["activity"][1]["sessions"] == 2 and "Backup" in digest["activity"][1]["line"]
-    assert digest["sessions"] == 3 and digest["messages"] == 7
+    assert digest.topics[0] == Topic(topic="OpenClaw", sessions=2)
+    assert [t.text for t in digest.open_tasks] == ["写周报"]
+    assert [a.date for a in digest.activity] == ["2026-03-26", "2026-03-24"]
+    assert digest.activity[1].sessions == 2 and "Backup" in digest.activity[1].line
+    assert digest.sessions == 3 and digest.messages == 7

@@ -46,7 +46,7 @@ TASKS = {
 
 
 def _memory(service: RecallService, needle: str) -> str:
-    return next(m.id for m in service.memories("t-tasks") if needle in m.text)
+    return next(m.id for m in service.memories.of("t-tasks") if needle in m.text)
 
 
 @pytest.fixture
@@ -91,7 +91,7 @@ def test_add_complete_reopen_and_list(writable: RecallService) -> None:
     todos.add("Next month's thing", "month", "2026-04-02")
 
     def ids(**kw: object) -> list[str]:
-        return [t["id"] for t in todos.list(**kw)["todos"]]  # type: ignore[arg-type]
+        return [t.id for t in todos.listing(**kw).todos]  # type: ignore[arg-type]
 
     # a day: its own todos, its week's and its month's, in period order
     assert ids(day="2026-03-12") == [monthly.id, weekly.id, daily.id]
@@ -109,8 +109,8 @@ def test_add_complete_reopen_and_list(writable: RecallService) -> None:
     assert reopened.status == "open" and reopened.completed_at is None
     assert todos.get(weekly.id) == reopened
 
-    page = todos.list(status="all", limit=2, offset=1)
-    assert page["total"] == 4 and len(page["todos"]) == 2
+    page = todos.listing(status="all", limit=2, offset=1)
+    assert page.total == 4 and len(page.todos) == 2
 
 
 def test_todo_text_is_redacted_before_it_is_stored(writable: RecallService) -> None:
@@ -139,8 +139,8 @@ def test_todo_text_is_redacted_before_it_is_stored(writable: RecallService) -> N
     (lambda t: t.reopen("td-nope"), NotFound, "no todo 'td-nope'"),
     (lambda t: t.promote("t-kyoto:mem:000000000000"), NotFound, "no memory 't-kyoto:mem:000000000000'"),
     (lambda t: t.promote("nothing-like-a-memory"), NotFound, "no memory 'nothing-like-a-memory'"),
-    (lambda t: t.list(status="closed"), InvalidInput, "status must be open, done or all, not 'closed'"),
-    (lambda t: t.list(limit=0), InvalidInput, "limit must be between 1 and 500"),
+    (lambda t: t.listing(status="closed"), InvalidInput, "status must be open, done or all, not 'closed'"),
+    (lambda t: t.listing(limit=0), InvalidInput, "limit must be between 1 and 500"),
 ])
 def test_service_errors(writable: RecallService, call, error: type, message: str) -> None:
     with pytest.raises(error) as caught:
@@ -160,17 +160,18 @@ def test_link_to_session_and_memory(tasks: RecallService) -> None:
 
 def test_promote_a_task_once(tasks: RecallService) -> None:
     memory_id = _memory(tasks, "TLS")
-    todo, created = tasks.todos.promote(memory_id)
+    result = tasks.todos.promote(memory_id)
+    todo, created = result.todo, result.created
     assert created and todo.origin == "promoted"
     assert todo.content == "Remember to renew the TLS certificate by Friday 2026-03-13."
     # a task with a due date becomes a todo for that day
     assert (todo.period, todo.period_date) == ("day", "2026-03-13")
     assert (todo.source_session_id, todo.source_memory_id) == ("t-tasks", memory_id)
-    again, created_again = tasks.todos.promote(memory_id, "month")
-    assert again == todo and not created_again
-    assert tasks.todos.list(status="all")["total"] == 1
+    again = tasks.todos.promote(memory_id, "month")
+    assert again.todo == todo and not again.created
+    assert tasks.todos.listing(status="all").total == 1
     # one without a due date: this week, unless told otherwise
-    other, _ = tasks.todos.promote(_memory(tasks, "备份脚本"), "month", "2026-04-20")
+    other = tasks.todos.promote(_memory(tasks, "备份脚本"), "month", "2026-04-20").todo
     assert (other.period, other.period_date) == ("month", "2026-04-01")
     with pytest.raises(InvalidInput, match="is not a task"):
         tasks.todos.promote(_memory(tasks, "Postgres"))
@@ -178,7 +179,7 @@ def test_promote_a_task_once(tasks: RecallService) -> None:
 
 def test_digest_shows_the_periods_todos(tasks: RecallService) -> None:
     memory_id = _memory(tasks, "TLS")
-    promoted, _ = tasks.todos.promote(memory_id)
+    promoted = tasks.todos.promote(memory_id).todo
     weekly = tasks.todos.add("Plan the offsite", "week", "2026-03-10")
     done = tasks.todos.add("Book the room", "day", "2026-03-11")
     tasks.todos.complete(done.id)
@@ -186,16 +187,16 @@ def test_digest_shows_the_periods_todos(tasks: RecallService) -> None:
     monthly = tasks.todos.add("Quarterly review", "month", "2026-03-01")
     digest = tasks.digest("week", "2026-03-12")
     # open ones first, then by period start: month (03-01), week (03-09), day 03-13; done last
-    assert [t["id"] for t in digest["todos"]] == [monthly.id, weekly.id, promoted.id, done.id]
-    assert [t["status"] for t in digest["todos"]] == ["open", "open", "open", "done"]
-    tls = next(t for t in digest["open_tasks"] if "TLS" in t["text"])
-    assert tls["memory_id"] == memory_id
+    assert [t.id for t in digest.todos] == [monthly.id, weekly.id, promoted.id, done.id]
+    assert [t.status for t in digest.todos] == ["open", "open", "open", "done"]
+    tls = next(t for t in digest.open_tasks if "TLS" in t.text)
+    assert tls.memory_id == memory_id
     day = tasks.digest("day", "2026-03-13")
-    assert [t["id"] for t in day["todos"]] == [monthly.id, weekly.id, promoted.id]
+    assert [t.id for t in day.todos] == [monthly.id, weekly.id, promoted.id]
 
 
 def test_deleting_a_session_forgets_what_was_copied_from_it(tasks: RecallService) -> None:
-    promoted, _ = tasks.todos.promote(_memory(tasks, "TLS"))
+    promoted = tasks.todos.promote(_memory(tasks, "TLS")).todo
     linked = tasks.todos.add("Ask Lin about it", source_memory_id=_memory(tasks, "备份脚本"))
     plain = tasks.todos.add("Unrelated", "day", "2026-03-10")
     tasks.delete("t-tasks")
@@ -205,7 +206,7 @@ def test_deleting_a_session_forgets_what_was_copied_from_it(tasks: RecallService
     assert kept.content == "Ask Lin about it"
     assert (kept.source_session_id, kept.source_memory_id) == (None, None)
     assert tasks.todos.get(plain.id) == plain
-    tasks.purge()
+    tasks.maintenance.purge()
     # no file under the data dir holds the promoted text or the session's id any more
     for path in tasks.data.root.rglob("*"):
         if path.is_file():
@@ -414,4 +415,4 @@ def test_no_todo_is_linked_to_a_session_being_deleted(tasks: RecallService) -> N
                                   session_id="t-tasks", memory_id=memory_id)
     with pytest.raises(NotFound, match="no session 't-tasks'"):
         tasks.todos.store.add("text", "day", ("2026-03-13", "2026-03-13"), source_session_id="t-tasks")
-    assert tasks.todos.list(status="all")["total"] == 0
+    assert tasks.todos.listing(status="all").total == 0

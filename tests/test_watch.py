@@ -88,13 +88,13 @@ def test_a_growing_jsonl_file_is_read_again(setup) -> None:
     watcher = make_watcher(service, root, clock)
     clock.now += 10
     assert watcher.poll().report.indexed == 1  # type: ignore[union-attr]
-    assert len(service.session("grow")["messages"]) == 1
+    assert len(service.session("grow").messages) == 1
     with path.open("a") as handle:
         handle.write('nes under the mulch"}\n' + line("user", "and the persimmon trees", 1770775399000))
     clock.now += 10
     again = watcher.poll()
     assert again.ingested == [path] and again.report and again.report.indexed == 1
-    assert [m["content"] for m in service.session("grow")["messages"]][1:] == [
+    assert [m.content for m in service.session("grow").messages][1:] == [
         "drip lines under the mulch", "and the persimmon trees"]
     assert found(service, "persimmon") == ["grow"]
 
@@ -177,7 +177,7 @@ def test_a_source_deleted_after_ingest_stays_searchable(setup) -> None:
     after = watcher.poll()
     assert (after.seen, after.report) == (0, None)
     assert found(service, "quokka") == ["ephemeral"]
-    assert service.session("ephemeral")["messages"][0]["content"] == "the quokka enclosure budget"
+    assert service.session("ephemeral").messages[0].content == "the quokka enclosure budget"
 
 
 def _cli_env(tmp_path: Path) -> dict[str, str]:
