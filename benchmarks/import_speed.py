@@ -181,7 +181,7 @@ def measure(fmt: str, folder: Path, sessions: int) -> dict[str, Any]:
     home = folder / "home"
     ingestor = Ingestor(DataDir(home), HashEmbedder(), import_options=options)
     report = ingestor.index_paths(files)
-    assert report.indexed == len(raws) and not report.rejected, report.to_dict()
+    assert report.indexed == len(raws) and not report.rejected, report
     return {"format": fmt, "files": len(files), "sessions": len(raws), "messages": messages,
             "megabytes": round(sum(len(d) for _, d in blobs) / 1e6, 1),
             "read_s": round(read, 2), "parse_s": round(parse, 2), "ingest_s": round(report.seconds, 2),

@@ -33,6 +33,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
@@ -99,7 +101,7 @@ def child_ingest(args: argparse.Namespace) -> dict[str, Any]:
     report = service.index([args.archive])
     if texts and args.texts_out:
         args.texts_out.write_text(json.dumps(texts, ensure_ascii=False))
-    return {"report": report.to_dict(), "phases_s": {k: round(v, 2) for k, v in timers.items()},
+    return {"report": msgspec.to_builtins(report), "phases_s": {k: round(v, 2) for k, v in timers.items()},
             "passages_embedded": len(texts), **_rss()}
 
 

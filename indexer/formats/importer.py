@@ -53,11 +53,6 @@ class PreviewSession:
     title: str | None
     skipped: dict[str, int]
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"file": self.file, "session_id": self.session_id, "messages": self.messages,
-                "date": self.date, "last_activity": self.last_activity, "title": self.title,
-                "skipped": self.skipped}
-
 
 @dataclass
 class Preview:
@@ -69,16 +64,6 @@ class Preview:
     rejected: list[Rejection] = field(default_factory=list)
     empty: list[Rejection] = field(default_factory=list)  # readable, nothing to import
     older: int = 0  # sessions left out by --since
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "format": self.format, "dry_run": True, "files": self.files,
-            "sessions": [s.to_dict() for s in self.sessions],
-            "messages": sum(s.messages for s in self.sessions),
-            "older_than_since": self.older,
-            "empty": [{"path": r.path, "reason": r.reason} for r in self.empty],
-            "rejected": [{"path": r.path, "reason": r.reason} for r in self.rejected],
-        }
 
 
 def preview(fmt: str, files: Sequence[Path], options: ImportOptions, max_bytes: int) -> Preview:

@@ -13,7 +13,6 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import msgspec
 
@@ -39,9 +38,6 @@ class Difference:
     kind: str
     detail: str
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"session_id": self.session_id, "kind": self.kind, "detail": self.detail}
-
 
 @dataclass
 class CheckReport:
@@ -60,12 +56,6 @@ class CheckReport:
 
     def affected(self) -> set[str]:
         return {d.session_id for d in self.differences if d.session_id}
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"ok": self.ok, "sessions": self.sessions, "generation": self.generation,
-                "keyword_documents": self.keyword_documents,
-                "vector_passages": self.vector_passages,
-                "differences": [d.to_dict() for d in self.differences]}
 
 
 @dataclass(frozen=True, slots=True)

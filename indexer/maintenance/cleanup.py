@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass, replace
 from datetime import date
 
 import msgspec
@@ -52,11 +52,6 @@ class DoomedSession:
     promoted_todos: int  # deleted with it: their text came from the session
     linked_todos: int  # kept, their link to the session dropped
     content_hash: str  # the version planned: a session that changes meanwhile is not deleted
-
-    def to_dict(self) -> dict[str, object]:
-        out = asdict(self)
-        del out["content_hash"]
-        return out
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
-from typing import Any
 
 import msgspec
 
@@ -80,12 +79,6 @@ class PlannedTrim:
     messages: int = 0  # messages dropped
     characters: int = 0  # characters dropped (messages, summary tail, decision contexts)
     summary_built: bool = False  # the session had no summary: one is built
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"session_id": self.session_id, "date": self.date,
-                "last_activity": self.last_activity, "tier": self.tier, "target": self.target,
-                "drops": self.drops, "messages_dropped": self.messages,
-                "characters_dropped": self.characters, "summary_built": self.summary_built}
 
 
 def current_tier(session: Session) -> str:
