@@ -7,7 +7,6 @@ import asyncio
 import contextlib
 import io
 import json
-import logging
 import os
 import re
 import shlex
@@ -245,13 +244,6 @@ def _label(baseline: dict[str, Any], d: str) -> str:
     return d
 
 
-class _Stderr(io.TextIOBase):
-    """Writes to whatever sys.stderr is at the time (redirect_stderr swaps it)."""
-
-    def write(self, s: str) -> int:
-        return sys.stderr.write(s)
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("action", choices=("record", "compare"))
@@ -259,8 +251,6 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     path = args.file.resolve()  # before record() moves to the checkout
     baseline = json.loads(path.read_text("utf-8")) if args.action == "compare" else None
-    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s",
-                        stream=_Stderr())  # log lines land in each command's captured stderr
     started = time.monotonic()
     current = record()
     seconds = time.monotonic() - started

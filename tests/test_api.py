@@ -4,12 +4,9 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
-from typing import IO
 
 import httpx
 import pytest
@@ -19,34 +16,7 @@ from api import RecallService, Settings
 from api.http.app import create_app
 from indexer import HashEmbedder
 
-from .conftest import SESSIONS, make_service
-
-ROOT = Path(__file__).resolve().parents[1]
-PROBLEM = "application/problem+json"
-
-
-def assert_problem(response: httpx.Response, status: int, title: str, detail: str | None) -> None:
-    """The one shape of every error: problem+json with type, title, status and detail."""
-    assert response.status_code == status, response.text
-    assert response.headers["content-type"].startswith(PROBLEM)
-    body = response.json()
-    assert set(body) == {"type", "title", "status", "detail"}
-    assert (body["status"], body["title"]) == (status, title)
-    if detail is not None:
-        assert body["detail"] == detail
-
-
-@pytest.fixture(scope="module")
-def client(built_home: Path):
-    service = make_service(built_home)
-    with TestClient(create_app(service.settings, service)) as c:
-        yield c
-
-
-@pytest.fixture
-def writable_client(writable: RecallService):
-    with TestClient(create_app(writable.settings, writable)) as c:
-        yield c
+from .helpers import PROBLEM, ROOT, SESSIONS, assert_problem, make_service, serve
 
 
 def test_search_same_shape_as_cli(client: TestClient) -> None:
@@ -257,39 +227,10 @@ def test_mcp_body_limit(tmp_path: Path) -> None:
         assert c.post("/mcp", json=call, headers=headers).status_code == 200
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _serve(home: Path, *args: str, env: dict | None = None, log: IO[str] | None = None
-           ) -> tuple[subprocess.Popen, str]:
-    """`recall serve` on a free port; its output goes to `log` (for long runs: a pipe nobody
-    reads would fill up and stall the server), else to pipes read when it ends."""
-    port = _free_port()
-    env = {**os.environ, "RECALL_HOME": str(home), "RECALL_EMBEDDER": "hash", **(env or {})}
-    out = log or subprocess.PIPE
-    proc = subprocess.Popen([sys.executable, "-m", "api.cli", "serve", "--port", str(port), *args], cwd=ROOT,
-                            env=env, stdout=out, stderr=out, text=True)
-    base = f"http://127.0.0.1:{port}"
-    for _ in range(300):
-        try:
-            if httpx.get(f"{base}/healthz", timeout=1).status_code in (200, 401, 503):
-                return proc, base
-        except httpx.TransportError:
-            if proc.poll() is not None:
-                raise AssertionError(proc.communicate()[1]) from None
-            time.sleep(0.1)
-    proc.kill()
-    proc.communicate()
-    raise AssertionError("server did not start")
-
-
 def test_end_to_end_over_real_http(tmp_path: Path) -> None:
     home = tmp_path / "home"
     make_service(home).index([SESSIONS])
-    proc, base = _serve(home, env={"RECALL_API_TOKEN": "tok"})
+    proc, base = serve(home, env={"RECALL_API_TOKEN": "tok"})
     try:
         auth = {"Authorization": "Bearer tok"}
         assert httpx.get(f"{base}/v1/search", params={"q": "升级"}).status_code == 401

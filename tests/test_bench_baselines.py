@@ -8,7 +8,7 @@ from benchmarks.baselines import Fts5Bm25, LanceHybrid, fts5_query, load_message
 from benchmarks.retrieval import print_summary
 from indexer import HashEmbedder
 
-from .conftest import SESSIONS
+from .helpers import SESSIONS
 
 
 def test_fts5_query_quotes_every_word() -> None:

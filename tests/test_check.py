@@ -20,7 +20,7 @@ from indexer.stores.memories import MemoryStore
 from indexer.stores.state import State
 from models import Session
 
-from .test_ingest import agreement
+from .helpers import agreement
 
 SID = "t-en-errors"
 

@@ -22,7 +22,7 @@ from indexer.stores.snapshots import SnapshotStore
 from indexer.stores.state import State
 from models import InvalidInput, SearchRequest
 
-from .conftest import SESSIONS
+from .helpers import SESSIONS
 
 ROOT = Path(__file__).resolve().parents[1]
 AS_OF = "2026-04-30"

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import BAD, JSONL, SESSIONS
+from .helpers import BAD, JSONL, SESSIONS
 
 ROOT = Path(__file__).resolve().parents[1]
 

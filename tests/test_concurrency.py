@@ -16,8 +16,7 @@ import httpx
 
 from models import SearchRequest
 
-from .conftest import SESSIONS, make_service
-from .test_api import _serve
+from .helpers import SESSIONS, make_service, serve
 
 ROOT = Path(__file__).resolve().parents[1]
 CLIENTS = 8
@@ -43,7 +42,7 @@ def test_searches_during_ingest_and_reindex(tmp_path: Path) -> None:
     inbox.mkdir()
     make_service(home).index([SESSIONS])
     env = {**os.environ, "RECALL_HOME": str(home), "RECALL_EMBEDDER": "hash"}
-    server, base = _serve(home)
+    server, base = serve(home)
     stop = threading.Event()
     latencies: list[float] = []
     errors: list[str] = []

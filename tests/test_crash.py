@@ -21,8 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from .conftest import make_service
-from .test_ingest import agreement
+from .helpers import agreement, make_service
 
 ROOT = Path(__file__).resolve().parents[1]
 SESSIONS = 24

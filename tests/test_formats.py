@@ -17,18 +17,14 @@ from indexer.formats.common import safe_session_id
 from indexer.formats.sources import RawSession, load_file, read_transcripts
 from models import InvalidSession, SearchFilters, SearchRequest, check_session_id
 
-from .conftest import DATA, JSONL, SESSIONS, make_service
+from .helpers import CC, FORMATS, GPT, JSONL, OC, SESSIONS, make_service
 
-FORMATS = DATA / "formats"
-CC = FORMATS / "claude-code" / "projects"
 CC_MAIN = CC / "-home-lin-code-ledger" / "5b0e3c1a-7d2f-4c61-9a8e-2f4b6c8d0e13.jsonl"
 CC_AGENT = CC / "-home-lin-code-ledger" / "agent-3f2a9c1d.jsonl"
 CC_NOTES = CC / "-home-lin-notes" / "c7d1e9f0-3a5b-4e2c-8f61-0b9d2a4c6e88.jsonl"
-OC = FORMATS / "openclaw" / "agents"
 OC_DIR = OC / "main" / "sessions"
 OC_TRIP = OC_DIR / "9a3c5e7f-1b2d-4f6a-8c0e-2d4f6a8c0e1b.jsonl"
 OC_K8S = OC_DIR / "e4f6a8b0-c2d4-4e6f-8a0b-c2d4e6f8a0b2.jsonl"
-GPT = FORMATS / "chatgpt" / "conversations.json"
 
 
 def records(path: Path, **options: Any) -> list[dict[str, Any]]:

@@ -6,7 +6,7 @@ import hashlib
 import sys
 from pathlib import Path
 
-from tests.conftest import make_service
+from .helpers import make_service
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
 

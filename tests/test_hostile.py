@@ -18,9 +18,8 @@ from api.http.app import create_app
 from api.mcp.server import build_mcp
 from api.service.indexing import IndexResult
 
-from .conftest import make_service
+from .helpers import agreement, make_service
 from .hostile.generate import BIG, generate
-from .test_ingest import agreement
 
 
 def _tree(root: Path, skip: Path) -> dict[str, tuple[int, int]]:

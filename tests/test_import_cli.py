@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from .test_formats import CC, FORMATS, GPT, OC
+from .helpers import CC, FORMATS, GPT, OC
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -17,43 +17,14 @@ import tantivy
 from api import RecallService, Settings
 from indexer import HashEmbedder
 from indexer.stores import layout
-from indexer.stores.documents import session_text
 from indexer.stores.layout import atomic_write_many
 from indexer.stores.lock import WriterLock
-from indexer.stores.memories import MemoryStore
 from indexer.stores.state import State
-from models import IndexMismatch, NotFound, SearchFilters, SearchRequest, Session, WriterBusy
+from models import IndexMismatch, NotFound, SearchFilters, SearchRequest, WriterBusy
 
-from .conftest import BAD, JSONL, SESSIONS, make_service
+from .helpers import BAD, JSONL, SESSIONS, agreement, make_service
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def agreement(service: RecallService) -> dict[str, int]:
-    """Sessions -> message count, asserting archive, state, Tantivy and LanceDB all agree."""
-    state = State(service.data.state_db)
-    rows = {r.session_id: r for r in state.sessions()}
-    state.close()
-    assert all(r.status == "indexed" for r in rows.values()), "unfinished rows left behind"
-    gen = service.searcher.generation()
-    keyword = gen.keyword.session_ids()
-    vectors = gen.vectors.session_counts()
-    archive = {p.stem: len(json.loads(p.read_text())["messages"]) for p in service.data.archive.rglob("*.json")}
-    # a session with no messages and no title has nothing to index
-    assert set(rows) == set(archive) and set(keyword) == set(vectors) <= set(rows)
-    nonempty = {sid: sum(1 for m in json.loads((service.data.archive / rows[sid].archive_path).read_text())["messages"]
-                         if m["content"].strip()) for sid in rows}
-    # one document per message, no duplicates
-    assert {sid: keyword.get(sid, 0) for sid in rows} == nonempty
-    assert {sid: vectors.get(sid, 0) for sid in rows} == nonempty
-    # memory documents: exactly the memories stored for each session, no more, no fewer
-    stored_memories = {sid: MemoryStore(service.data).load(sid) for sid in rows}
-    assert all(m is not None for m in stored_memories.values()), "a session has no stored memories"
-    memory_docs = sum(len(m or []) for m in stored_memories.values())
-    assert gen.keyword.num_docs() == memory_docs + sum(nonempty.values()) + sum(
-        1 for sid in rows if session_text(msgspec.json.decode(
-            (service.data.archive / rows[sid].archive_path).read_bytes(), type=Session)))
-    return {sid: r.message_count for sid, r in rows.items()}
 
 
 def test_index_report_and_incremental_skip(tmp_path: Path) -> None:

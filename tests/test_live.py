@@ -27,8 +27,7 @@ from models import (
     parse_session,
 )
 
-from .conftest import make_service
-from .test_llm_refine import endpoint  # noqa: F401  (a local OpenAI-compatible endpoint)
+from .helpers import make_service
 
 KEY = "sk-ant-api03-" + "Zx9Yw8Vu7Ts6Rq5Po4Nm3Lk2Jh1Gf0EdCbA" * 2
 
@@ -261,7 +260,7 @@ def test_memories_of_an_open_session_are_current(tmp_path: Path) -> None:
 
 
 def test_llm_summary_when_configured_and_extractive_when_it_fails(tmp_path: Path,
-                                                                  endpoint) -> None:  # noqa: F811
+                                                                  endpoint) -> None:
     url, handler = endpoint
     settings = Settings(home=tmp_path, embedder="hash", lock_wait=2, llm_url=url,
                         llm_model="tiny", llm_timeout=5, live_summary="llm")

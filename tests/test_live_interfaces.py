@@ -25,9 +25,16 @@ from api.http.app import create_app
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
 import generate_archive
 
-from .conftest import SESSIONS, make_service
-from .test_api import ROOT, _serve, assert_problem
-from .test_mcp import _call, _data, _error
+from .helpers import (
+    ROOT,
+    SESSIONS,
+    assert_problem,
+    call_tool,
+    make_service,
+    serve,
+    tool_data,
+    tool_error,
+)
 
 
 @pytest.fixture
@@ -117,7 +124,7 @@ def test_concurrent_appends_over_real_http_keep_order_and_lose_nothing(tmp_path:
     home = tmp_path / "home"
     make_service(home).index([SESSIONS])
     with (tmp_path / "server.log").open("w") as log:
-        proc, base = _serve(home, log=log)
+        proc, base = serve(home, log=log)
         try:
             sid = httpx.post(f"{base}/v1/sessions", json={"title": "two writers"}).json()["session_id"]
             sent: dict[str, list[str]] = {"a": [], "b": []}
@@ -164,7 +171,7 @@ def test_appends_over_http_while_another_process_reindexes(tmp_path: Path) -> No
     make_service(home).index([SESSIONS, tmp_path / "archive"])
     env = {**os.environ, "RECALL_HOME": str(home), "RECALL_EMBEDDER": "hash", "RUST_LOG": "error"}
     with (tmp_path / "server.log").open("w") as log:
-        proc, base = _serve(home, log=log)
+        proc, base = serve(home, log=log)
         try:
             sid = httpx.post(f"{base}/v1/sessions", json={"title": "reindexed"}).json()["session_id"]
             before = (home / "index" / "CURRENT").read_text()
@@ -259,21 +266,21 @@ def test_mcp_live_tools(writable: RecallService, tmp_path: Path) -> None:
     async def scenario() -> None:
         async with streamable_http_client(url) as (read, write), ClientSession(read, write) as session:
             await session.initialize()
-            started = _data(await _call(session, "start_session", title="Agent notes", category="agent"))
+            started = tool_data(await call_tool(session, "start_session", title="Agent notes", category="agent"))
             sid = started["session_id"]
             assert started["status"] == "active"
-            appended = _data(await _call(session, "append_messages", session_id=sid, messages=[
+            appended = tool_data(await call_tool(session, "append_messages", session_id=sid, messages=[
                 {"role": "user", "content": "the capybara enclosure is north"},
                 {"role": "assistant", "content": "noted"}]))
             assert appended["message_ids"] == [f"{sid}-m1", f"{sid}-m2"]
-            found = _data(await _call(session, "search_archive", query="capybara enclosure"))
+            found = tool_data(await call_tool(session, "search_archive", query="capybara enclosure"))
             assert found["results"][0]["session_id"] == sid
-            archived = _data(await _call(session, "set_session_status", session_id=sid, status="archived"))
+            archived = tool_data(await call_tool(session, "set_session_status", session_id=sid, status="archived"))
             assert archived["status"] == "archived"
-            late = _error(await _call(session, "append_messages", session_id=sid,
+            late = tool_error(await call_tool(session, "append_messages", session_id=sid,
                                       messages=[{"role": "user", "content": "x"}]))
             assert late.startswith(f"session '{sid}' is archived")
-            assert _error(await _call(session, "append_messages", session_id="nope",
+            assert tool_error(await call_tool(session, "append_messages", session_id="nope",
                                       messages=[{"role": "user", "content": "x"}])) == "no session 'nope'"
 
     try:

@@ -2,11 +2,7 @@
 
 from __future__ import annotations
 
-import json
-import threading
-from collections.abc import Iterator
 from dataclasses import replace
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
@@ -14,40 +10,6 @@ from api import RecallService
 from models import InvalidInput
 
 UPGRADE = "t-zh-upgrade"
-
-
-class _Endpoint(BaseHTTPRequestHandler):
-    answer: object = None  # what the next completion says (dict -> JSON content, int -> status)
-    requests: list[dict] = []
-
-    def do_POST(self) -> None:
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        type(self).requests.append({"path": self.path, "auth": self.headers.get("Authorization"),
-                                    "body": body})
-        if isinstance(self.answer, int):
-            self.send_response(self.answer)
-            self.end_headers()
-            return
-        content = self.answer if isinstance(self.answer, str) else json.dumps(self.answer)
-        data = json.dumps({"choices": [{"message": {"role": "assistant", "content": content}}]})
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.end_headers()
-        self.wfile.write(data.encode())
-
-    def log_message(self, *args: object) -> None:
-        pass
-
-
-@pytest.fixture
-def endpoint() -> Iterator[tuple[str, type[_Endpoint]]]:
-    handler = type("Handler", (_Endpoint,), {"requests": []})
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/v1", handler
-    server.shutdown()
-    server.server_close()
 
 
 def _with_llm(service: RecallService, url: str) -> RecallService:

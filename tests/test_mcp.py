@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import socket
 import sys
 import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import anyio
 import pytest
@@ -17,12 +15,11 @@ import uvicorn
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
-from mcp.types import CallToolResult
 
 from api import RecallService
 from api.http.app import create_app
 
-from .conftest import make_service
+from .helpers import call_tool, make_service, tool_data, tool_error
 
 ROOT = Path(__file__).resolve().parents[1]
 TOOLS = {"search_archive", "get_session", "archive_session", "delete_session", "extract_memories",
@@ -38,24 +35,6 @@ NEW_SESSION = {
         {"role": "assistant", "content": "The Zeppelin Museum by the harbour, opening at nine."},
     ],
 }
-
-
-async def _call(client: ClientSession, name: str, /, **arguments: Any) -> CallToolResult:
-    result = await client.call_tool(name, arguments)
-    assert isinstance(result, CallToolResult)
-    return result
-
-
-def _data(result: CallToolResult) -> dict[str, Any]:
-    assert not result.is_error, result.content
-    # the text is the same object as the structured content, for clients that read only text
-    assert json.loads(result.content[0].text) == result.structured_content  # type: ignore[union-attr]
-    return result.structured_content
-
-
-def _error(result: CallToolResult) -> str:
-    assert result.is_error
-    return result.content[0].text  # type: ignore[union-attr]
 
 
 def test_stdio_server(writable: RecallService, tmp_path: Path) -> None:
@@ -81,34 +60,34 @@ async def _scenario(session: ClientSession) -> None:
     assert set(tools["search_archive"].input_schema["properties"]) == {
         "query", "date", "since", "until", "channel", "scope", "limit", "memory_rank"}
 
-    found = _data(await _call(session, "search_archive", query="升级"))
+    found = tool_data(await call_tool(session, "search_archive", query="升级"))
     assert found["query"] == "升级"
     assert found["results"][0]["session_id"] == "t-zh-upgrade"
     assert set(found["results"][0]["messages"][0]) >= {"id", "role", "time", "snippet", "score"}
-    bad_date = _error(await _call(session, "search_archive", query="x", date="2026-13"))
+    bad_date = tool_error(await call_tool(session, "search_archive", query="x", date="2026-13"))
     assert bad_date == "'2026-13' is not a real date"
 
-    short = _data(await _call(session, "get_session", session_id="t-en-errors", token_budget=40))
+    short = tool_data(await call_tool(session, "get_session", session_id="t-en-errors", token_budget=40))
     assert 0 < len(short["messages"]) < 5 and short["omittedMessages"] == 5 - len(short["messages"])
-    assert _error(await _call(session, "get_session", session_id="nope")) == "no session 'nope'"
+    assert tool_error(await call_tool(session, "get_session", session_id="nope")) == "no session 'nope'"
 
-    saved = _data(await _call(session, "archive_session", session=NEW_SESSION))
+    saved = tool_data(await call_tool(session, "archive_session", session=NEW_SESSION))
     assert saved == {"session_id": "t-mcp-new", "indexed": True, "changed": True}
-    again = _data(await _call(session, "archive_session", session=NEW_SESSION))
+    again = tool_data(await call_tool(session, "archive_session", session=NEW_SESSION))
     assert again["changed"] is False
-    hits = _data(await _call(session, "search_archive", query="zeppelin museum"))["results"]
+    hits = tool_data(await call_tool(session, "search_archive", query="zeppelin museum"))["results"]
     assert hits[0]["session_id"] == "t-mcp-new"
 
     bad = {**NEW_SESSION, "sessionId": "t-mcp-bad", "messages": "just a string"}
-    reason = _error(await _call(session, "archive_session", session=bad))
+    reason = tool_error(await call_tool(session, "archive_session", session=bad))
     assert "'messages' must be a list" in reason and "Traceback" not in reason
 
-    deleted = _data(await _call(session, "delete_session", session_id="t-mcp-new"))
+    deleted = tool_data(await call_tool(session, "delete_session", session_id="t-mcp-new"))
     assert deleted == {"session_id": "t-mcp-new", "deleted": True}
-    assert "no session" in _error(await _call(session, "get_session", session_id="t-mcp-new"))
-    hits = _data(await _call(session, "search_archive", query="zeppelin museum"))["results"]
+    assert "no session" in tool_error(await call_tool(session, "get_session", session_id="t-mcp-new"))
+    hits = tool_data(await call_tool(session, "search_archive", query="zeppelin museum"))["results"]
     assert "t-mcp-new" not in {hit["session_id"] for hit in hits}
-    assert "no session" in _error(await _call(session, "delete_session", session_id="t-mcp-new"))
+    assert "no session" in tool_error(await call_tool(session, "delete_session", session_id="t-mcp-new"))
 
 
 @pytest.fixture
@@ -140,15 +119,15 @@ def test_streamable_http_in_litestar(http_url: str) -> None:
                 ClientSession(read, write) as session:
             await session.initialize()
             assert {tool.name for tool in (await session.list_tools()).tools} == TOOLS
-            found = _data(await _call(session, "search_archive", query="升级", limit=2))
+            found = tool_data(await call_tool(session, "search_archive", query="升级", limit=2))
             assert found["results"][0]["session_id"] == "t-zh-upgrade"
             assert len(found["results"]) <= 2
-            assert _error(await _call(session, "get_session", session_id="nope")) == "no session 'nope'"
-            memories = _data(await _call(session, "extract_memories", session_id="t-zh-upgrade",
+            assert tool_error(await call_tool(session, "get_session", session_id="nope")) == "no session 'nope'"
+            memories = tool_data(await call_tool(session, "extract_memories", session_id="t-zh-upgrade",
                                          types=["project"]))["memories"]
             assert memories and {m["type"] for m in memories} == {"project"}
-            digest = _data(await _call(session, "memory_digest", period="month", date="2026-03-10"))
+            digest = tool_data(await call_tool(session, "memory_digest", period="month", date="2026-03-10"))
             assert digest["start"] == "2026-03-01" and digest["sessions"] == 2
-            assert "has no snapshots" in _error(await _call(session, "recover_session", session_id="t-en-errors"))
+            assert "has no snapshots" in tool_error(await call_tool(session, "recover_session", session_id="t-en-errors"))
 
     anyio.run(scenario)

@@ -18,7 +18,7 @@ from indexer.text.entities import extract_entities
 from models import InvalidInput, Session, parse_session
 from models.memory import MEMORY_TYPES, Memory, memory_id
 
-from .conftest import SESSIONS
+from .helpers import SESSIONS
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "sessions"
 

@@ -36,11 +36,6 @@ def e5_service(tmp_path_factory: pytest.TempPathFactory, e5_dir: Path) -> Recall
     return _service(tmp_path_factory.mktemp("e5-home"), "e5", e5_dir.parent)
 
 
-@pytest.fixture(scope="module")
-def minilm_service(tmp_path_factory: pytest.TempPathFactory) -> RecallService:
-    return _service(tmp_path_factory.mktemp("minilm-home"), "minilm", tmp_path_factory.mktemp("none"))
-
-
 def _top(service: RecallService, query: str, mode: str) -> list[str]:
     return [r.session_id for r in service.search(SearchRequest(query=query, mode=mode, limit=3)).results]
 

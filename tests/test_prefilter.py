@@ -20,7 +20,7 @@ from indexer.memories.extract import _sentences, extract_memories
 from indexer.text.prefilter import Prefiltered, fold, required_substrings
 from models import RecallError
 
-from .conftest import DATA
+from .helpers import DATA
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))

@@ -12,7 +12,8 @@ import pytest
 from api.cli import main
 from indexer.maintenance.check import check as check_consistency
 from models import SearchFilters, SearchRequest
-from tests.conftest import make_service
+
+from .helpers import make_service
 
 MARKER = "Quixotrombone"  # one made-up word: nothing else in the archive holds it
 

@@ -7,21 +7,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from api import RecallService, Settings
+from api import RecallService
 from indexer import load_embedder
 from models import SearchRequest
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "sessions"
 
 pytestmark = pytest.mark.real_model
-
-
-@pytest.fixture(scope="module")
-def minilm_service(tmp_path_factory: pytest.TempPathFactory) -> RecallService:
-    service = RecallService(Settings(home=tmp_path_factory.mktemp("minilm"), embedder="minilm"))
-    report = service.index([EXAMPLES])
-    assert report.indexed == 14 and not report.rejected
-    return service
 
 
 def test_minilm_loads_offline_and_embeds() -> None:

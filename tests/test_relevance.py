@@ -21,7 +21,7 @@ from indexer.stores.relevance import RelevanceStore
 from models import InvalidInput, InvalidQuery, SearchFilters, SearchRequest
 from search.relevance import RelevancePolicy
 
-from .conftest import JSONL, SESSIONS
+from .helpers import JSONL, SESSIONS
 
 ROOT = Path(__file__).resolve().parents[1]
 DAY = 86_400.0

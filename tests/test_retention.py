@@ -15,7 +15,7 @@ from indexer.maintenance.retention import COMPRESSED_SUMMARY_CHARS
 from indexer.stores.memories import MemoryStore
 from models import Decision, InvalidInput, SearchFilters, SearchRequest
 
-from .test_ingest import agreement
+from .helpers import agreement
 
 STYLE = {
     "sessionId": "t-style",

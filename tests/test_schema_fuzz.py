@@ -13,7 +13,7 @@ from pathlib import Path
 
 from api import RecallService
 
-from .test_api import _serve
+from .helpers import serve
 
 CONFIG = Path(__file__).with_name("schemathesis.toml")
 TOKEN = "fuzz-token"
@@ -24,7 +24,7 @@ def test_schemathesis_finds_nothing(writable: RecallService, tmp_path: Path) -> 
         writable.snapshots.create(summary.session_id)  # so recovery and changes have work to do
     report, log_path = tmp_path / "report.json", tmp_path / "server.log"
     with log_path.open("w") as log:
-        server, base = _serve(writable.settings.home, env={"RECALL_API_TOKEN": TOKEN}, log=log)
+        server, base = serve(writable.settings.home, env={"RECALL_API_TOKEN": TOKEN}, log=log)
         try:
             proc = subprocess.run(
                 [sys.executable, "-m", "schemathesis.cli", "--config-file", str(CONFIG), "--no-color",

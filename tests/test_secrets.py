@@ -19,7 +19,7 @@ from api.mcp.server import build_mcp
 from indexer.text.redact import redact_text
 from models import SearchRequest
 
-from .conftest import make_service
+from .helpers import make_service
 
 # Fabricated, assembled from pieces so no scanner flags this file; none works anywhere.
 # kind -> (text as someone would write it, the part that must never be stored)

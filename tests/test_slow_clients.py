@@ -16,7 +16,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from .test_api import _serve
+from .helpers import serve
 
 TIMEOUT = 1.0  # header, body and keep-alive deadline of the server under test
 MAX_CONNECTIONS = 8
@@ -28,7 +28,7 @@ SLACK = 1.5  # scheduling on a busy 2-core machine
 
 @pytest.fixture(scope="module")
 def server(built_home: Path) -> Iterator[tuple[str, tuple[str, int]]]:
-    proc, base = _serve(built_home, env=SETTINGS)
+    proc, base = serve(built_home, env=SETTINGS)
     try:
         yield base, ("127.0.0.1", int(base.rsplit(":", 1)[1]))
     finally:

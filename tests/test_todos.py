@@ -27,9 +27,7 @@ from indexer.stores.state import State
 from models import InvalidInput, NotFound
 from models.todo import period_bounds
 
-from .conftest import SESSIONS
-from .test_api import PROBLEM, _serve, assert_problem
-from .test_mcp import _call, _data, _error
+from .helpers import PROBLEM, SESSIONS, assert_problem, call_tool, serve, tool_data, tool_error
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -287,7 +285,7 @@ def test_todos_over_real_http(tmp_path: Path) -> None:
     from .conftest import make_service
 
     make_service(home).index([SESSIONS])
-    proc, base = _serve(home, env={"RECALL_API_TOKEN": "tok"})
+    proc, base = serve(home, env={"RECALL_API_TOKEN": "tok"})
     try:
         auth = {"Authorization": "Bearer tok"}
         body = {"content": "Renew the passport", "period": "month", "date": "2026-05-20"}
@@ -386,17 +384,17 @@ def test_mcp_todo_tools(mcp_url: str, tasks: RecallService) -> None:
             assert {"add_todo", "complete_todo", "list_todos"} <= set(tools)
             assert set(tools["add_todo"].input_schema["properties"]) == {
                 "content", "period", "date", "session_id", "memory_id"}
-            todo = _data(await _call(session, "add_todo", content="Check the renewal",
+            todo = tool_data(await call_tool(session, "add_todo", content="Check the renewal",
                                      period="day", date="2026-03-13", memory_id=memory_id))
             assert (todo["source_session_id"], todo["period_date"]) == ("t-tasks", "2026-03-13")
-            listed = _data(await _call(session, "list_todos", date="2026-03-13"))
+            listed = tool_data(await call_tool(session, "list_todos", date="2026-03-13"))
             assert [t["id"] for t in listed["todos"]] == [todo["id"]]
-            assert _data(await _call(session, "complete_todo", todo_id=todo["id"]))["status"] == "done"
-            assert _data(await _call(session, "list_todos", status="done"))["total"] == 1
-            assert _error(await _call(session, "complete_todo", todo_id="td-nope")) == "no todo 'td-nope'"
-            assert _error(await _call(session, "add_todo", content="x", date="next week")) == \
+            assert tool_data(await call_tool(session, "complete_todo", todo_id=todo["id"]))["status"] == "done"
+            assert tool_data(await call_tool(session, "list_todos", status="done"))["total"] == 1
+            assert tool_error(await call_tool(session, "complete_todo", todo_id="td-nope")) == "no todo 'td-nope'"
+            assert tool_error(await call_tool(session, "add_todo", content="x", date="next week")) == \
                 "cannot read date 'next week': use YYYY-MM-DD"
-            assert "at most 2000" in _error(await _call(session, "add_todo", content="x" * 2001))
+            assert "at most 2000" in tool_error(await call_tool(session, "add_todo", content="x" * 2001))
 
     anyio.run(scenario)
 

@@ -11,7 +11,8 @@ import pytest
 
 from indexer.stores import vector as vector_store
 from models import SearchFilters, SearchRequest
-from tests.conftest import make_service
+
+from .helpers import make_service
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
 

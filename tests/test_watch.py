@@ -19,8 +19,7 @@ from indexer.ingest.watch import Watcher
 from indexer.stores.lock import WriterLock
 from models import SearchRequest
 
-from .conftest import make_service
-from .test_formats import CC
+from .helpers import CC, make_service
 
 ROOT = Path(__file__).resolve().parents[1]
 

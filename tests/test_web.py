@@ -15,8 +15,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from .conftest import make_service
-from .test_api import _serve
+from .helpers import make_service, serve
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples" / "sessions"
@@ -54,7 +53,7 @@ def archive(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _server(home: Path, env: dict | None = None) -> Iterator[str]:
-    proc, base = _serve(home, env=env)
+    proc, base = serve(home, env=env)
     try:
         yield base
     finally:

@@ -25,10 +25,26 @@ __all__ = ["cli", "main"]
 @click.pass_context
 def cli(ctx: click.Context, home: str | None, embedder: str | None, verbose: bool) -> None:
     """Search your archived conversations with AI assistants, in English and Chinese."""
-    logging.basicConfig(level=logging.INFO if verbose else logging.WARNING,
-                        format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
+    _log_to_stderr(ctx, logging.INFO if verbose else logging.WARNING)
     settings = Settings.from_env(home=home, embedder=embedder)
     ctx.obj = RecallService(settings, progress=make_progress)
+
+
+def _log_to_stderr(ctx: click.Context, level: int) -> None:
+    """Log lines go to this run's stderr until the command ends (a process may run several
+    commands: tests and scripts call `main` in-process)."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
+    root = logging.getLogger()
+    previous = root.level
+    root.addHandler(handler)
+    root.setLevel(level)
+
+    def restore() -> None:
+        root.removeHandler(handler)
+        root.setLevel(previous)
+
+    ctx.call_on_close(restore)
 
 
 for family in (archive, watch, read, memories, recovery, live, todos, maintenance, serve):

@@ -1,0 +1,136 @@
+"""What several test modules use that is not a fixture: the test data's paths, a service on the
+hash embedder, the problem+json check, `recall serve` on a free port, the check that every
+store agrees, and reading MCP tool answers. Fixtures are in conftest.py."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import IO, Any
+
+import httpx
+import msgspec
+from mcp import ClientSession
+from mcp.types import CallToolResult
+
+from api import RecallService, Settings
+from indexer import HashEmbedder
+from indexer.stores.documents import session_text
+from indexer.stores.memories import MemoryStore
+from indexer.stores.state import State
+from models import Session
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT / "tests" / "data"
+SESSIONS = DATA / "sessions"
+JSONL = DATA / "jsonl"
+BAD = DATA / "bad"
+EXAMPLES = ROOT / "examples" / "sessions"
+
+# transcripts of the formats recall imports (tests/data/formats/generate.py writes them)
+FORMATS = DATA / "formats"
+CC = FORMATS / "claude-code" / "projects"
+OC = FORMATS / "openclaw" / "agents"
+GPT = FORMATS / "chatgpt" / "conversations.json"
+
+PROBLEM = "application/problem+json"
+
+
+def make_service(home: Path) -> RecallService:
+    return RecallService(Settings(home=home, embedder="hash", lock_wait=2),
+                         embedder=HashEmbedder())
+
+
+def assert_problem(response: httpx.Response, status: int, title: str, detail: str | None) -> None:
+    """The one shape of every error: problem+json with type, title, status and detail."""
+    assert response.status_code == status, response.text
+    assert response.headers["content-type"].startswith(PROBLEM)
+    body = response.json()
+    assert set(body) == {"type", "title", "status", "detail"}
+    assert (body["status"], body["title"]) == (status, title)
+    if detail is not None:
+        assert body["detail"] == detail
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+def serve(home: Path, *args: str, env: dict[str, str] | None = None, log: IO[str] | None = None
+          ) -> tuple[subprocess.Popen[str], str]:
+    """`recall serve` on a free port, as a real process; its output goes to `log` (for long runs:
+    a pipe nobody reads would fill up and stall the server), else to pipes read when it ends."""
+    port = free_port()
+    env = {**os.environ, "RECALL_HOME": str(home), "RECALL_EMBEDDER": "hash", **(env or {})}
+    out = log or subprocess.PIPE
+    proc = subprocess.Popen([sys.executable, "-m", "api.cli", "serve", "--port", str(port), *args],
+                            cwd=ROOT, env=env, stdout=out, stderr=out, text=True)
+    base = f"http://127.0.0.1:{port}"
+    for _ in range(300):
+        try:
+            if httpx.get(f"{base}/healthz", timeout=1).status_code in (200, 401, 503):
+                return proc, base
+        except httpx.TransportError:
+            if proc.poll() is not None:
+                raise AssertionError(proc.communicate()[1]) from None
+            time.sleep(0.1)
+    proc.kill()
+    proc.communicate()
+    raise AssertionError("server did not start")
+
+
+def agreement(service: RecallService) -> dict[str, int]:
+    """Sessions -> message count, asserting archive, state, Tantivy and LanceDB all agree."""
+    state = State(service.data.state_db)
+    rows = {r.session_id: r for r in state.sessions()}
+    state.close()
+    assert all(r.status == "indexed" for r in rows.values()), "unfinished rows left behind"
+    gen = service.searcher.generation()
+    keyword = gen.keyword.session_ids()
+    vectors = gen.vectors.session_counts()
+    archive = {p.stem: len(json.loads(p.read_text())["messages"])
+               for p in service.data.archive.rglob("*.json")}
+    # a session with no messages and no title has nothing to index
+    assert set(rows) == set(archive) and set(keyword) == set(vectors) <= set(rows)
+    nonempty = {sid: sum(1 for m in json.loads((service.data.archive / rows[sid].archive_path)
+                                                .read_text())["messages"] if m["content"].strip())
+                for sid in rows}
+    # one document per message, no duplicates
+    assert {sid: keyword.get(sid, 0) for sid in rows} == nonempty
+    assert {sid: vectors.get(sid, 0) for sid in rows} == nonempty
+    # memory documents: exactly the memories stored for each session, no more, no fewer
+    stored_memories = {sid: MemoryStore(service.data).load(sid) for sid in rows}
+    assert all(m is not None for m in stored_memories.values()), "a session has no stored memories"
+    memory_docs = sum(len(m or []) for m in stored_memories.values())
+    assert gen.keyword.num_docs() == memory_docs + sum(nonempty.values()) + sum(
+        1 for sid in rows if session_text(msgspec.json.decode(
+            (service.data.archive / rows[sid].archive_path).read_bytes(), type=Session)))
+    return {sid: r.message_count for sid, r in rows.items()}
+
+
+async def call_tool(client: ClientSession, name: str, /, **arguments: Any) -> CallToolResult:
+    result = await client.call_tool(name, arguments)
+    assert isinstance(result, CallToolResult)
+    return result
+
+
+def tool_data(result: CallToolResult) -> dict[str, Any]:
+    """A tool's answer; its text is the same object as its structured content, for clients
+    that read only text."""
+    assert not result.is_error, result.content
+    assert json.loads(result.content[0].text) == result.structured_content  # type: ignore[union-attr]  # a TextContent
+    assert result.structured_content is not None
+    return result.structured_content
+
+
+def tool_error(result: CallToolResult) -> str:
+    assert result.is_error
+    return result.content[0].text  # type: ignore[union-attr]  # a TextContent
