@@ -17,6 +17,7 @@ from api import RecallService
 from api.http.app import create_app
 from api.mcp.server import build_mcp
 from api.service.indexing import IndexResult
+from indexer.stores import vector as vector_store
 
 from .helpers import agreement, make_service
 from .hostile.generate import BIG, generate
@@ -35,7 +36,11 @@ def hostile(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, s
     home = root / "home"
     before = _tree(root, home)
     service = make_service(home)
-    report = service.index([root / "in"])
+    with pytest.MonkeyPatch.context() as patch:
+        # no ANN index: its build over 50,000 near-identical vectors takes minutes, and is
+        # tested on that shape in test_vector_index.py
+        patch.setattr(vector_store, "ANN_MIN_ROWS", 10**9)
+        report = service.index([root / "in"])
     return root, expected, service, report, before, _tree(root, home)
 
 

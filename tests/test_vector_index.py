@@ -3,6 +3,7 @@ rows, retrained when the table has grown, and answering like a flat scan."""
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -96,6 +97,32 @@ def test_ann_search_matches_flat_search(tmp_path: Path, small_threshold: None, i
             flat = [r.session_id for r in flat_service.search(request).results[:3]]
             ann = [r.session_id for r in ann_service.search(request).results[:3]]
             assert ann[:1] == flat[:1], (query, mode)
+
+
+@pytest.mark.parametrize("index_type", ["IvfHnswSq", "IvfPq"])
+def test_ann_index_builds_over_near_identical_vectors(tmp_path: Path, small_threshold: None,
+                                                      index_type: str,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """One session of many near-identical messages (the hostile inputs' many-messages shape,
+    at a size the suite can afford): the index is built and answers."""
+    if index_type == "IvfPq":
+        monkeypatch.setattr(vector_store, "PQ_MIN_ROWS", vector_store.ANN_MIN_ROWS)
+    inbox = tmp_path / "in"
+    inbox.mkdir()
+    messages = [{"role": "user" if i % 2 == 0 else "assistant", "content": f"message number {i}"}
+                for i in range(600)]
+    (inbox / "many.json").write_text(json.dumps(
+        {"sessionId": "many", "date": "2026-02-03", "messages": messages}))
+    service = make_service(tmp_path / "home")
+    assert service.index([inbox]).indexed == 1
+    vectors = service.searcher.generation().vectors
+    built = {name: status for name, status in _big_tables(vectors).items() if status["built_rows"]}
+    assert built and all(s["built_rows"] == s["rows"] for s in built.values())
+    kinds = {i.index_type for name in built for i in vectors.tables[name].list_indices()
+             if i.name == "vector_idx"}
+    assert kinds == {index_type}
+    hits = service.search(SearchRequest(query="message number 17", mode="vector")).results
+    assert [h.session_id for h in hits] == ["many"]
 
 
 def test_updates_and_deletes_leave_no_deleted_rows(tmp_path: Path, small_threshold: None) -> None:
