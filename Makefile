@@ -40,8 +40,12 @@ browser:
 		|| echo "could not install chromium: the browser tests will skip"; \
 	else echo "no apt-get here: install Chromium at $(CHROMIUM) to run the browser tests"; fi
 
+# Lint and types first (seconds), then the suite on every core; tests that share an expensive
+# fixture (the real models, the browser) run on one worker (--dist loadgroup).
 test: $(STAMP) browser
-	$(PY) -m pytest
+	$(PY) -m ruff check .
+	$(PY) -m mypy
+	$(PY) -m pytest -n auto --dist loadgroup
 
 bench: $(STAMP)
 	$(PY) benchmarks/retrieval.py --bench ../shared/bench --home .bench

@@ -3,7 +3,7 @@
     python benchmarks/deleted_rows.py --rows 200000
 
 Builds a synthetic table (unit vectors, 10 rows per session, the production ANN index of
-indexer/vector_store.py), then times one search (limit 100, refine 1) on it: fresh, after
+indexer/stores/vector.py), then times one search (limit 100, refine 1) on it: fresh, after
 deleting 1, 10, 100 and 1,000 sessions, and after `_tidy` rewrote the fragments holding the
 deletions. Same process, same query vectors throughout.
 """

@@ -3,7 +3,7 @@
     python -m benchmarks.relevance_simulation [--out docs/relevance]
 
 Deterministic: a fixed start time and a moved clock, no randomness. It drives the service's own
-relevance code (api/relevance_service.py over the SQLite store of indexer/relevance.py, with the math of
+relevance code (api/service/relevance.py over the SQLite store of indexer/stores/relevance.py, with the math of
 search/relevance.py) on a scratch data directory: each use is a real boost written to the store,
 and each point of the plot a real lazy read. Writes relevance-simulation.png and .json to --out.
 """

@@ -3,7 +3,7 @@
 Until schema 3 every passage lived in one LanceDB table, and every search carried the
 prefilter `role NOT IN (memory roles) AND lang = …`. This copies the rows of such a table
 (a schema-2 index, e.g. from an older `benchmarks/scale.py` run) into one table per kind and
-language, builds the same ANN index (indexer/vector_store.py) on each, and times the same query vectors both
+language, builds the same ANN index (indexer/stores/vector.py) on each, and times the same query vectors both
 ways in one process:
 
     python benchmarks/vector_layout.py /tmp/recall-scale/home-10000-hash/index/gen-initial/vectors \

@@ -1,5 +1,5 @@
 """Memory relevance as pure math: decay toward a floor over time, a boost on each use, and the
-choice of what to prune past a maximum count. No I/O: indexer/relevance.py keeps the state.
+choice of what to prune past a maximum count. No I/O: indexer/stores/relevance.py keeps the state.
 
     decayed(r, days) = floor + (r - floor) * (1 - rate) ** days
     boosted(r)       = r + (1 - r) * boost

@@ -118,7 +118,7 @@ class Searcher:
                  max_query_chars: int = MAX_QUERY_CHARS,
                  memory_relevance: Callable[[list[str]], dict[str, float]] | None = None) -> None:
         self.data = data
-        # memory id -> relevance now, for memory_rank "relevance" (api/relevance_service.py)
+        # memory id -> relevance now, for memory_rank "relevance" (api/service/relevance.py)
         self.memory_relevance = memory_relevance
         self.max_query_chars = max_query_chars
         self._embedder_factory = embedder

@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 from litestar.testing import TestClient
@@ -101,8 +102,8 @@ def recall(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
 class LLMEndpoint(BaseHTTPRequestHandler):
     """A local OpenAI-compatible chat endpoint: answers what the test sets, records requests."""
 
-    answer: object = None  # what the next completion says (dict -> JSON content, int -> status)
-    requests: list[dict[str, object]] = []
+    answer: ClassVar[object] = None  # the next completion (dict -> JSON content, int -> status)
+    requests: ClassVar[list[dict[str, object]]] = []  # each test gets a subclass of its own
 
     def do_POST(self) -> None:
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))

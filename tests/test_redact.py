@@ -86,8 +86,8 @@ CAUGHT: list[tuple[str, str, dict[str, int]]] = [
     (f"{AKIA},{AWS_SECRET}", f"{R('aws_access_key')},{R('aws_secret_key')}",
      {"aws_access_key": 1, "aws_secret_key": 1}),
     (f"[default]\naws_access_key_id = {AKIA}\naws_secret_access_key = {AWS_SECRET}\n",
-     f"[default]\naws_access_key_id = {R('aws_access_key')}\n"
-     f"aws_secret_access_key = {R('aws_secret_key')}\n",
+     (f"[default]\naws_access_key_id = {R('aws_access_key')}\n"
+     f"aws_secret_access_key = {R('aws_secret_key')}\n"),
      {"aws_access_key": 1, "aws_secret_key": 1}),
     (f"AWS_SECRET_ACCESS_KEY: {AWS_SECRET}", f"AWS_SECRET_ACCESS_KEY: {R('aws_secret_key')}",
      {"aws_secret_key": 1}),

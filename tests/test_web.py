@@ -29,7 +29,8 @@ UPGRADE = "063fbb6a-7c1c-4326-b4de-bb73c5b807f8"  # OpenClaw 升级, 2026-03-22
 # read at import: conftest clears RECALL_* variables around each test
 REQUIRED = bool(os.environ.get("RECALL_REQUIRE_BROWSER"))
 
-pytestmark = pytest.mark.browser
+# one worker starts the servers and the browser (pytest -n 2 --dist loadgroup)
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser")]
 if not CHROMIUM.exists() and not REQUIRED:
     pytestmark = [pytest.mark.browser, pytest.mark.skip(
         reason=f"{CHROMIUM} is missing (apt-get install chromium; set RECALL_REQUIRE_BROWSER=1 to fail instead)")]

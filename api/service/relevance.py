@@ -1,7 +1,7 @@
 """Memory relevance for the service: boosts when memories are used, listing, decay written down
 and pruning past the maximum count; the same typed results for the CLI, HTTP and MCP.
 
-The math is search/relevance.py, the state indexer/relevance.py; see docs/memory-relevance.md.
+The math is search/relevance.py, the state indexer/stores/relevance.py; see docs/memory-relevance.md.
 """
 
 from __future__ import annotations

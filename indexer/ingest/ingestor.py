@@ -97,7 +97,7 @@ class Ingestor:
     def purge(self) -> dict[str, int]:
         """Copy the live generation into a fresh one and remove every older one, and rewrite
         the state database, so that text already deleted is in no index or database file
-        (`recall delete --purge`, indexer/purge.py). Searches keep answering meanwhile."""
+        (`recall delete --purge`, indexer/maintenance/purge.py). Searches keep answering meanwhile."""
         generations = self._generations()
         with self._lock():
             with self.write_session() as (state, gen):
@@ -128,7 +128,7 @@ class Ingestor:
 
     def prune_memories(self, relevance: dict[str, float], now: float) -> list[PrunedMemory]:
         """Remove these memories (id -> relevance when chosen) from the memory store and both
-        indexes for good, leaving tombstones (indexer/relevance.py)."""
+        indexes for good, leaving tombstones (indexer/stores/relevance.py)."""
         with self._writing() as (_, gen):
             return remove_memories(self.data, gen, relevance, now)
 

@@ -18,7 +18,7 @@ __all__ = ["COPYABLE_SCHEMAS", "SCHEMA_VERSION", "Generation"]
 # 5: key and session numbers in Tantivy columns
 SCHEMA_VERSION = 5
 # Older schemas whose documents and vectors are still right, only kept elsewhere: an upgrade
-# copies them into a new generation (indexer/purge.py) instead of embedding everything again.
+# copies them into a new generation (indexer/maintenance/purge.py) instead of embedding everything again.
 COPYABLE_SCHEMAS = {3, 4}
 
 

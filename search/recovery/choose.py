@@ -12,7 +12,7 @@ one) gets four parts, each from 0 to 1:
   + 0.30 tasks (open 1, completed 0.5, cancelled 0.25; k 2.5)
   + 0.10 context (estimated tokens; k 60).
   Intents and facts below options.min_item_confidence count for nothing.
-- **relevance** to the current context (search/context_match.py): embedding similarity read
+- **relevance** to the current context (search/recovery/context_match.py): embedding similarity read
   against the context's background similarity to generic chat, normalized across the candidates;
   word overlap without an embedder; left out of the score when there is no context.
 - **freshness**: the share of the snapshot's items still live: unfulfilled intents, active

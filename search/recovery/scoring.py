@@ -1,6 +1,6 @@
 """The four parts of a snapshot's recovery score: recency, completeness, relevance, freshness.
 
-The rules are documented in search/recovery.py, which combines them.
+The rules are documented in search/recovery/choose.py, which combines them.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ class Scored:
 
 def score_snapshot(snapshot: Snapshot, time: datetime, newest_time: datetime,
                    match: ContextMatch | None, options: RecoveryOptions) -> Scored:
-    """Score one snapshot taken at `time`; see search/recovery.py for the rules."""
+    """Score one snapshot taken at `time`; see search/recovery/choose.py for the rules."""
     recency = 0.5 ** ((newest_time - time).total_seconds() / 3600 / options.half_life_hours)
     full = completeness(snapshot, options)
     fresh = freshness(snapshot, time, options)

@@ -145,10 +145,10 @@ def claude_code() -> None:
 
     notes = []
     for i, (kind, text, ts) in enumerate([
-        ("user", "帮我把今天周会的纪要整理成三条要点。我的 key 是 ANTHROPIC_API_KEY=sk-ant-api03-"
-                 "Qm9vZ2llV29vZ2llQm9vZ2llV29vZ2llQm9vZ2ll-AAAA，别写进纪要。", "2025-11-03T02:10:00.000Z"),
-        ("assistant", "三条要点：一、发布日期推迟到 11 月 20 日；二、王工负责压测；三、下周一前确认预算。"
-                      "另外，请尽快轮换你贴出来的 key。", "2025-11-03T02:10:20.000Z"),
+        ("user", ("帮我把今天周会的纪要整理成三条要点。我的 key 是 ANTHROPIC_API_KEY=sk-ant-api03-"
+                 "Qm9vZ2llV29vZ2llQm9vZ2llV29vZ2llQm9vZ2ll-AAAA，别写进纪要。"), "2025-11-03T02:10:00.000Z"),
+        ("assistant", ("三条要点：一、发布日期推迟到 11 月 20 日；二、王工负责压测；三、下周一前确认预算。"
+                      "另外，请尽快轮换你贴出来的 key。"), "2025-11-03T02:10:20.000Z"),
     ], start=1):
         message = {"role": kind, "content": text} if kind == "user" else {
             "id": f"msg_02N{i}", "role": "assistant", "content": [{"type": "text", "text": text}]}
