@@ -5,7 +5,7 @@ from __future__ import annotations
 import msgspec
 
 from indexer import IndexReport
-from indexer.formats.importer import Preview
+from indexer.formats.importer import Preview, PreviewSession
 
 __all__ = ["ImportPreview", "IndexResult", "IngestResult", "PreviewSession", "Rejected"]
 
@@ -35,16 +35,6 @@ class IndexResult(msgspec.Struct, omit_defaults=True):
                    redacted=dict(report.redacted), format=format)
 
 
-class PreviewSession(msgspec.Struct):
-    file: str
-    session_id: str
-    messages: int
-    date: str
-    last_activity: str | None
-    title: str | None
-    skipped: dict[str, int]  # what the reader left out, by reason
-
-
 class ImportPreview(msgspec.Struct):
     """What an import would do (`recall import --dry-run`): nothing is written."""
 
@@ -60,9 +50,7 @@ class ImportPreview(msgspec.Struct):
     @classmethod
     def of(cls, preview: Preview) -> ImportPreview:
         return cls(format=preview.format, dry_run=True, files=preview.files,
-                   sessions=[PreviewSession(s.file, s.session_id, s.messages, s.date,
-                                            s.last_activity, s.title, s.skipped)
-                             for s in preview.sessions],
+                   sessions=list(preview.sessions),
                    messages=sum(s.messages for s in preview.sessions),
                    older_than_since=preview.older,
                    empty=[Rejected(r.path, r.reason) for r in preview.empty],

@@ -9,6 +9,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from indexer.formats import FORMATS, ImportOptions, NothingToImport
 from indexer.formats.chatgpt import FILE_NAMES as CHATGPT_FILE_NAMES
 from indexer.formats.sources import Rejection, decode, discover, normalize, read_transcripts
@@ -43,8 +45,9 @@ def candidate_files(fmt: str, paths: Iterable[Path]) -> list[Path]:
     return list(dict.fromkeys(found))
 
 
-@dataclass(frozen=True, slots=True)
-class PreviewSession:
+class PreviewSession(msgspec.Struct, frozen=True):
+    """One session an import would read (a typed record: `recall import --dry-run --json`)."""
+
     file: str
     session_id: str
     messages: int
