@@ -1,4 +1,5 @@
-"""The `recall` command end to end, as a separate process, on the hash embedder."""
+"""The `recall` command end to end on the hash embedder: in-process through the `recall`
+fixture, and once as a real process through the installed entry point."""
 
 from __future__ import annotations
 
@@ -10,23 +11,33 @@ from pathlib import Path
 
 import pytest
 
-from .helpers import BAD, JSONL, SESSIONS
-
-ROOT = Path(__file__).resolve().parents[1]
+from .helpers import BAD, JSONL, ROOT, SESSIONS
 
 
-@pytest.fixture
-def recall(tmp_path: Path):
+def test_the_entry_point_as_a_real_process(tmp_path: Path) -> None:
+    """The one test that runs `python -m api.cli` as a separate process (index, search --json,
+    show, stats), so the real path stays proven: the module entry point, the exit status and
+    the output streams of a fresh interpreter. Every other CLI test runs `main` in-process."""
     env = {**os.environ, "RECALL_HOME": str(tmp_path / "home"), "RECALL_EMBEDDER": "hash"}
 
-    def run(*args: str, stdin: str | None = None, ok: bool = True) -> subprocess.CompletedProcess[str]:
-        proc = subprocess.run([sys.executable, "-m", "api.cli", *args], cwd=ROOT, env=env, input=stdin,
-                              capture_output=True, text=True, timeout=120)
-        if ok:
-            assert proc.returncode == 0, proc.stderr
-        return proc
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "api.cli", *args], check=False, cwd=ROOT,
+                              env=env, capture_output=True, text=True, timeout=120)
 
-    return run
+    indexed = run("index", str(SESSIONS), str(BAD), "--json")
+    assert indexed.returncode == 0, indexed.stderr
+    report = json.loads(indexed.stdout)
+    assert report["indexed"] == 6 and {r["path"] for r in report["rejected"]} == {
+        str(p) for p in BAD.iterdir()}
+    found = run("search", "升级", "--json")
+    assert found.returncode == 0, found.stderr
+    assert json.loads(found.stdout)["results"][0]["session_id"] == "t-zh-upgrade"
+    shown = run("show", "t-en-errors")
+    assert shown.returncode == 0 and "ERR_CONNECTION_REFUSED" in shown.stdout, shown.stderr
+    stats = run("stats", "--json")
+    assert stats.returncode == 0 and json.loads(stats.stdout)["sessions"] == 6, stats.stderr
+    missing = run("show", "no-such-session")
+    assert missing.returncode == 1 and missing.stderr.strip() == "recall: no session 'no-such-session'"
 
 
 def test_cli_end_to_end(recall) -> None:
