@@ -4,11 +4,7 @@ N snapshots of every session; through the service, HTTP and the CLI."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from collections.abc import Iterator
-from pathlib import Path
 
 import msgspec
 import pytest
@@ -24,7 +20,6 @@ from models import InvalidInput, SearchRequest
 
 from .helpers import SESSIONS
 
-ROOT = Path(__file__).resolve().parents[1]
 AS_OF = "2026-04-30"
 # older than 60 days on AS_OF: last active before 2026-03-01
 OLD = ["t-kyoto", "t-en-birthday", "t-en-errors", "conv-a1"]
@@ -192,21 +187,7 @@ def test_cleanup_route_is_a_dry_run_unless_asked(client: TestClient, archive: Re
     assert client.get("/v1/search", params={"q": "ERR_CONNECTION_REFUSED"}).json()["results"] == []
 
 
-@pytest.fixture
-def recall(tmp_path: Path):
-    env = {**os.environ, "RECALL_HOME": str(tmp_path / "home"), "RECALL_EMBEDDER": "hash"}
-
-    def run(*args: str, ok: bool = True) -> subprocess.CompletedProcess[str]:
-        proc = subprocess.run([sys.executable, "-m", "api.cli", *args], check=False, cwd=ROOT, env=env,
-                              capture_output=True, text=True, timeout=120)
-        if ok:
-            assert proc.returncode == 0, proc.stderr
-        return proc
-
-    return run
-
-
-def test_cli_cleanup(recall, tmp_path: Path) -> None:
+def test_cli_cleanup(recall) -> None:
     recall("index", str(SESSIONS))
     dry = recall("cleanup", "--older-than", "60d", "--as-of", AS_OF, "--dry-run").stdout
     assert "t-kyoto  2025-12-20  last active 2025-12-20  category -  channel webchat" in dry
