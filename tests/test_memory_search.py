@@ -4,10 +4,6 @@ from __future__ import annotations
 
 import copy
 import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 from litestar.testing import TestClient
@@ -16,8 +12,6 @@ from api import RecallService
 from api.http.app import create_app
 from indexer.stores.memories import MemoryStore
 from models import InvalidQuery, SearchFilters, SearchRequest
-
-ROOT = Path(__file__).resolve().parents[1]
 
 STYLE_SESSION = {
     "sessionId": "t-style",
@@ -106,15 +100,9 @@ def test_http_memories_scope(styled: RecallService) -> None:
         assert client.get("/v1/search", params={"q": "emojis", "scope": "nope"}).status_code == 400
 
 
-def test_cli_search_memories(styled: RecallService) -> None:
-    env = {**os.environ, "RECALL_HOME": str(styled.settings.home), "RECALL_EMBEDDER": "hash"}
-
-    def recall(*args: str) -> str:
-        proc = subprocess.run([sys.executable, "-m", "api.cli", *args], cwd=ROOT, env=env,
-                              capture_output=True, text=True, timeout=120)
-        assert proc.returncode == 0, proc.stderr
-        return proc.stdout
-
-    found = json.loads(recall("search", "Markdown表格", "--memories", "--json"))
+def test_cli_search_memories(recall, styled: RecallService,
+                             monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("RECALL_HOME", str(styled.settings.home))
+    found = json.loads(recall("search", "Markdown表格", "--memories", "--json").stdout)
     assert found["results"][0]["messages"][0]["memory_type"] == "feedback"
-    assert "[memory feedback" in recall("search", "emojis", "--memory-type", "feedback")
+    assert "[memory feedback" in recall("search", "emojis", "--memory-type", "feedback").stdout
