@@ -3,10 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import msgspec
 import pytest
@@ -15,8 +11,6 @@ from litestar.testing import TestClient
 from api import RecallService
 from api.http.app import create_app
 from models import InvalidInput, NotFound, recovery_options
-
-ROOT = Path(__file__).resolve().parents[1]
 
 UPGRADE = "t-zh-upgrade"
 
@@ -97,15 +91,9 @@ def test_http_changes_snapshot_and_recovery_options(writable: RecallService) -> 
         assert client.delete(f"/v1/sessions/{UPGRADE}/snapshots", params={"keep": 0}).status_code == 400
 
 
-def test_cli_changes_recover_options_and_show(writable: RecallService) -> None:
-    env = {**os.environ, "RECALL_HOME": str(writable.settings.home), "RECALL_EMBEDDER": "hash"}
-
-    def recall(*args: str, ok: bool = True) -> subprocess.CompletedProcess[str]:
-        proc = subprocess.run([sys.executable, "-m", "api.cli", *args], cwd=ROOT, env=env,
-                              capture_output=True, text=True, timeout=120)
-        assert (proc.returncode == 0) == ok, proc.stderr
-        return proc
-
+def test_cli_changes_recover_options_and_show(recall, writable: RecallService,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("RECALL_HOME", str(writable.settings.home))
     saved = json.loads(recall("snapshot", UPGRADE, "--json").stdout)
     _changed_upgrade(writable)
     report = json.loads(recall("changes", UPGRADE, "--json").stdout)
@@ -114,6 +102,7 @@ def test_cli_changes_recover_options_and_show(writable: RecallService) -> None:
     decision = json.loads(recall("recover", UPGRADE, "--context", "backup", "--budget", "20",
                                  "--window-hours", "0", "--weight", "relevance=0.8", "--json").stdout)
     assert decision["selected_snapshot"]["tokenCount"] <= 20
-    assert "PART=NUMBER" in recall("recover", UPGRADE, "--weight", "fast", ok=False).stderr
+    bad_weight = recall("recover", UPGRADE, "--weight", "fast", ok=False)
+    assert bad_weight.returncode != 0 and "PART=NUMBER" in bad_weight.stderr
     shown = json.loads(recall("snapshots", UPGRADE, "--show", saved["id"], "--budget", "15").stdout)
     assert shown["id"] == saved["id"] and shown["tokenCount"] <= 15
