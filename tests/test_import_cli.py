@@ -1,42 +1,41 @@
-"""`recall import FORMAT` end to end, as a separate process, on the hash embedder."""
+"""`recall import FORMAT` end to end, in-process, on the hash embedder."""
 
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from .helpers import CC, FORMATS, GPT, OC
 
-ROOT = Path(__file__).resolve().parents[1]
+
+@pytest.fixture
+def user_home(tmp_path: Path) -> Path:
+    """HOME for the run: the formats' default locations are looked up under it."""
+    home = tmp_path / "user"
+    home.mkdir()
+    return home
 
 
 @pytest.fixture
-def recall(tmp_path: Path):
-    fake_home = tmp_path / "user"
-    fake_home.mkdir()
-    env = {**os.environ, "RECALL_HOME": str(tmp_path / "data"), "RECALL_EMBEDDER": "hash",
-           "HOME": str(fake_home)}
-    env.pop("CLAUDE_CONFIG_DIR", None)
-
-    def run(*args: str, ok: bool = True) -> subprocess.CompletedProcess[str]:
-        proc = subprocess.run([sys.executable, "-m", "api.cli", *args], cwd=ROOT, env=env,
-                              capture_output=True, text=True, timeout=120)
-        if ok:
-            assert proc.returncode == 0, proc.stderr
-        return proc
-
-    run.home = fake_home  # type: ignore[attr-defined]
-    run.data = tmp_path / "data"  # type: ignore[attr-defined]
-    return run
+def data(tmp_path: Path) -> Path:
+    """RECALL_HOME for the run."""
+    return tmp_path / "data"
 
 
-def test_dry_run_lists_sessions_and_writes_nothing(recall) -> None:
+@pytest.fixture
+def recall(recall, user_home: Path, data: Path, monkeypatch: pytest.MonkeyPatch):
+    """The `recall` fixture with a user home of its own and no CLAUDE_CONFIG_DIR, so no default
+    location outside the test is read."""
+    monkeypatch.setenv("RECALL_HOME", str(data))
+    monkeypatch.setenv("HOME", str(user_home))
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
+    return recall
+
+
+def test_dry_run_lists_sessions_and_writes_nothing(recall, data: Path) -> None:
     out = json.loads(recall("import", "claude-code", str(CC), "--dry-run", "--json").stdout)
     assert out["format"] == "claude-code" and out["dry_run"] is True and out["files"] == 3
     by_id = {s["session_id"]: s for s in out["sessions"]}
@@ -48,18 +47,18 @@ def test_dry_run_lists_sessions_and_writes_nothing(recall) -> None:
     assert "sk-ant-" not in notes["title"]  # redacted, as an import would store it
     assert [Path(e["path"]).name for e in out["empty"]] == ["agent-3f2a9c1d.jsonl"]
     assert out["rejected"] == []
-    assert not recall.data.exists()  # nothing written
+    assert not data.exists()  # nothing written
 
     human = recall("import", "chatgpt", str(GPT.parent), "--dry-run", "--since", "2026-03").stdout
     assert "chatgpt-67c5a1b2-8e44-800a-9f1e-3a6b2c4d5e6f  2026-03-03  4 messages  ISO date regex" in human
     assert "1× message on another branch" in human
     assert "would import 2 sessions (6 messages) from 1 files" in human
     assert "1 older than 2026-03-01; nothing written" in human
-    assert not recall.data.exists()
+    assert not data.exists()
 
 
-def test_default_locations(recall) -> None:
-    sessions = recall.home / ".openclaw" / "agents"
+def test_default_locations(recall, user_home: Path) -> None:
+    sessions = user_home / ".openclaw" / "agents"
     shutil.copytree(OC, sessions)
     out = json.loads(recall("import", "openclaw", "--dry-run", "--json").stdout)
     assert sorted(s["session_id"] for s in out["sessions"]) == [
@@ -68,9 +67,9 @@ def test_default_locations(recall) -> None:
 
     missing = recall("import", "claude-code", ok=False)
     assert missing.returncode == 1
-    assert f"no claude-code transcripts at {recall.home / '.claude' / 'projects'}" in missing.stderr
+    assert f"no claude-code transcripts at {user_home / '.claude' / 'projects'}" in missing.stderr
 
-    downloads = recall.home / "Downloads" / "chatgpt-export-2026-03"
+    downloads = user_home / "Downloads" / "chatgpt-export-2026-03"
     downloads.mkdir(parents=True)
     shutil.copy(GPT, downloads / "conversations.json")
     (downloads / "user.json").write_text('{"id": "user-1", "email": "lin@example.com"}')
