@@ -186,18 +186,19 @@ def _cli_env(tmp_path: Path) -> dict[str, str]:
     return env
 
 
-def test_cli_once_reads_a_format_default_location(tmp_path: Path) -> None:
+def test_cli_once_reads_a_format_default_location(recall, tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     shutil.copytree(CC, tmp_path / ".claude" / "projects")
     old = time.time() - 60
     for path in (tmp_path / ".claude").rglob("*.jsonl"):
         os.utime(path, (old, old))
-    env = _cli_env(tmp_path)
-    proc = subprocess.run([sys.executable, "-m", "api.cli", "watch", "--format", "claude-code",
-                           "--once"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120, check=False)
+    monkeypatch.setenv("RECALL_HOME", str(tmp_path / "data"))
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
+    proc = recall("watch", "--format", "claude-code", "--once", ok=False)
     assert proc.returncode == 0, proc.stderr
     assert "indexed 2 sessions" in proc.stderr, proc.stderr
-    again = subprocess.run([sys.executable, "-m", "api.cli", "watch", "--format", "claude-code",
-                            "--once"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120, check=False)
+    again = recall("watch", "--format", "claude-code", "--once", ok=False)
     assert again.returncode == 0 and "indexed" not in again.stderr
 
 
