@@ -4,10 +4,7 @@ HTTP routes, CLI and MCP tools over the same service."""
 from __future__ import annotations
 
 import json
-import os
 import socket
-import subprocess
-import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -27,9 +24,16 @@ from indexer.stores.state import State
 from models import InvalidInput, NotFound
 from models.todo import period_bounds
 
-from .helpers import PROBLEM, SESSIONS, assert_problem, call_tool, serve, tool_data, tool_error
-
-ROOT = Path(__file__).resolve().parents[1]
+from .helpers import (
+    PROBLEM,
+    SESSIONS,
+    assert_problem,
+    call_tool,
+    make_service,
+    serve,
+    tool_data,
+    tool_error,
+)
 
 TASKS = {
     "sessionId": "t-tasks", "date": "2026-03-10", "channel": "webchat", "category": "planning",
@@ -282,8 +286,6 @@ def test_todo_and_cleanup_errors_have_one_shape(client: TestClient, method: str,
 
 def test_todos_over_real_http(tmp_path: Path) -> None:
     home = tmp_path / "home"
-    from .conftest import make_service
-
     make_service(home).index([SESSIONS])
     proc, base = serve(home, env={"RECALL_API_TOKEN": "tok"})
     try:
@@ -307,20 +309,6 @@ def test_todos_over_real_http(tmp_path: Path) -> None:
 
 
 # -- CLI ------------------------------------------------------------------------------------------------
-@pytest.fixture
-def recall(tmp_path: Path):
-    env = {**os.environ, "RECALL_HOME": str(tmp_path / "home"), "RECALL_EMBEDDER": "hash"}
-
-    def run(*args: str, ok: bool = True) -> subprocess.CompletedProcess[str]:
-        proc = subprocess.run([sys.executable, "-m", "api.cli", *args], check=False, cwd=ROOT, env=env,
-                              capture_output=True, text=True, timeout=120)
-        if ok:
-            assert proc.returncode == 0, proc.stderr
-        return proc
-
-    return run
-
-
 def test_cli_todo(recall, tmp_path: Path) -> None:
     inbox = tmp_path / "inbox"
     inbox.mkdir()
