@@ -24,7 +24,7 @@ from api.cli import main
 from api.http import create_app
 from indexer.embedding.e5.install import build_e5_model
 
-from .helpers import EXAMPLES, JSONL, SESSIONS, make_service
+from .helpers import EXAMPLES, JSONL, SESSIONS, TASKS, make_service
 
 
 @pytest.fixture(autouse=True)
@@ -54,6 +54,13 @@ def writable(built_home: Path, tmp_path: Path) -> RecallService:
     home = tmp_path / "home"
     shutil.copytree(built_home, home, ignore=shutil.ignore_patterns("writer.lock"))
     return make_service(home)
+
+
+@pytest.fixture
+def tasks(writable: RecallService) -> RecallService:
+    """A private copy of the test index with the TASKS session added (the todo tests)."""
+    writable.ingest_record(TASKS)
+    return writable
 
 
 @pytest.fixture(scope="module")

@@ -1,6 +1,7 @@
 """What several test modules use that is not a fixture: the test data's paths, a service on the
-hash embedder, the problem+json check, `recall serve` on a free port, the check that every
-store agrees, and reading MCP tool answers. Fixtures are in conftest.py."""
+hash embedder, the session the todo tests promote tasks from, the problem+json check, `recall
+serve` on a free port, the check that every store agrees, and reading MCP tool answers.
+Fixtures are in conftest.py."""
 
 from __future__ import annotations
 
@@ -40,10 +41,27 @@ GPT = FORMATS / "chatgpt" / "conversations.json"
 
 PROBLEM = "application/problem+json"
 
+# a session with two tasks (one due on a day) and a decision: what todos are promoted from
+TASKS = {
+    "sessionId": "t-tasks", "date": "2026-03-10", "channel": "webchat", "category": "planning",
+    "messages": [
+        {"role": "user", "content": "Remember to renew the TLS certificate by Friday 2026-03-13.",
+         "time": "2026-03-10T09:00:00+08:00"},
+        {"role": "user", "content": "We decided to keep Postgres for the quotes service.",
+         "time": "2026-03-10T09:01:00+08:00"},
+        {"role": "user", "content": "记得把数据库备份脚本交给运维。", "time": "2026-03-10T09:02:00+08:00"},
+    ],
+}
+
 
 def make_service(home: Path) -> RecallService:
     return RecallService(Settings(home=home, embedder="hash", lock_wait=2),
                          embedder=HashEmbedder())
+
+
+def tasks_memory(service: RecallService, needle: str) -> str:
+    """The id of the memory of TASKS whose text holds `needle`."""
+    return next(m.id for m in service.memories.of("t-tasks") if needle in m.text)
 
 
 def assert_problem(response: httpx.Response, status: int, title: str, detail: str | None) -> None:
