@@ -89,8 +89,8 @@ class Ran:
 def recall(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
            capsys: pytest.CaptureFixture[str]) -> Callable[..., Ran]:
     """`recall ARGS...` run in-process (`api.cli.main`) on the hash embedder, with a home of its
-    own; `ok` asserts exit status 0. The entry point as a real process is proven by the tests
-    that must run one (serve, mcp over stdio, kill -9, signals)."""
+    own; `ok` asserts exit status 0. The entry point as a real process is proven by one test in
+    test_cli.py and by the tests that must run one (serve, mcp over stdio, kill -9, signals)."""
     monkeypatch.setenv("RECALL_HOME", str(tmp_path / "home"))
     monkeypatch.setenv("RECALL_EMBEDDER", "hash")
 
