@@ -52,7 +52,7 @@ BAD = [
 ]
 
 
-def tool_error(env: dict[str, str], **overrides: object) -> str:
+def setting_error(env: dict[str, str], **overrides: object) -> str:
     with pytest.raises(InvalidInput) as caught:
         Settings.from_env(env, **overrides)
     return caught.value.detail
@@ -61,7 +61,7 @@ def tool_error(env: dict[str, str], **overrides: object) -> str:
 @pytest.mark.parametrize(("var", "value", "rule"), BAD)
 def test_a_bad_value_names_its_variable_the_value_and_the_rule(var: str, value: str,
                                                                rule: str) -> None:
-    assert tool_error({**HOME, var: value}) == f"{var} {rule} (got {value!r}); see `recall settings`"
+    assert setting_error({**HOME, var: value}) == f"{var} {rule} (got {value!r}); see `recall settings`"
 
 
 def test_every_setting_that_can_be_bad_is_tried() -> None:
@@ -72,7 +72,7 @@ def test_every_setting_that_can_be_bad_is_tried() -> None:
 
 
 def test_a_bad_override_names_the_variable_too() -> None:
-    assert tool_error(HOME, lock_wait=-1).startswith("RECALL_LOCK_WAIT must not be negative (got '-1')")
+    assert setting_error(HOME, lock_wait=-1).startswith("RECALL_LOCK_WAIT must not be negative (got '-1')")
 
 
 SAMPLES = {str: ("custom", "custom"), int: ("7", 7), float: ("0.25", 0.25),
@@ -113,7 +113,7 @@ def test_an_empty_variable_counts_as_unset_and_none_overrides_are_ignored() -> N
     ({"RECALL_LIVE_SUMMARY": "llm"}, ["RECALL_LIVE_SUMMARY", "RECALL_LLM_URL"]),
 ])
 def test_rules_across_two_settings_name_both(env: dict[str, str], names: list[str]) -> None:
-    assert re.findall(r"RECALL_[A-Z_]+", tool_error({**HOME, **env})) == names
+    assert re.findall(r"RECALL_[A-Z_]+", setting_error({**HOME, **env})) == names
 
 
 def test_rules_across_two_settings_accept_valid_pairs() -> None:
@@ -121,3 +121,15 @@ def test_rules_across_two_settings_accept_valid_pairs() -> None:
                                   "RECALL_RETENTION_SUMMARY_DAYS": "7", "RECALL_LIVE_SUMMARY": "llm",
                                   "RECALL_LLM_URL": "http://localhost:1/v1"})
     assert (settings.retention_summary_days, settings.live_summary) == (7, "llm")
+
+
+def test_recall_settings_never_prints_a_secret(recall, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("RECALL_API_TOKEN", "tok-3f9a1c77e2")
+    monkeypatch.setenv("RECALL_LLM_API_KEY", "key-81b2d4e6")
+    out = recall("settings").stdout
+    assert "tok-3f9a1c77e2" not in out and "key-81b2d4e6" not in out
+    lines = {line.split("=")[0].strip(): line.split("=", 1)[1].strip()
+             for line in out.splitlines() if line.startswith("RECALL_")}
+    assert lines["RECALL_API_TOKEN"] == lines["RECALL_LLM_API_KEY"] == "(set)"
+    assert [s.env for s in SETTINGS if s.secret] == ["RECALL_API_TOKEN", "RECALL_LLM_API_KEY"]
+    assert list(lines) == [s.env for s in SETTINGS]
