@@ -6,11 +6,14 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from indexer.stores.keyword import KeywordIndex
 from indexer.stores.layout import atomic_write
-from indexer.stores.vector import VectorIndex
 from models import IndexMismatch, IndexUnavailable
+
+if TYPE_CHECKING:
+    from indexer.stores.vector import VectorIndex
 
 __all__ = ["COPYABLE_SCHEMAS", "SCHEMA_VERSION", "Generation"]
 
@@ -78,7 +81,10 @@ class Generation:
 
     @property
     def vectors(self) -> VectorIndex:
+        """The vector side, opened on first use: a keyword search never loads Lance."""
         if self._vectors is None:
+            from indexer.stores.vector import VectorIndex
+
             self._vectors = VectorIndex(self.path / "vectors", self.dim)
         return self._vectors
 

@@ -3,7 +3,11 @@
 Passages live in four tables, one per kind (messages, memories) and language (cjk, other).
 Every search names its kind and language, so the common search (messages, one language, no
 filter) is a bare ANN lookup: no prefilter mask, whose cost grows with the table
-(docs/performance.md)."""
+(docs/performance.md).
+
+Reads (counts, rows, searches) open each table's Lance dataset directly. LanceDB, whose import
+alone takes most of a second, is loaded only to write: to add, delete, compact and build
+indexes, or to create the tables of a new index."""
 
 from __future__ import annotations
 
@@ -15,17 +19,19 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
+from typing import TYPE_CHECKING, Literal
 
 import lance
-import lancedb
 import numpy as np
 import pyarrow as pa
-from lancedb.index import Bitmap, BTree, IvfHnswSq, IvfPq
-from lancedb.table import Table
 
 from indexer.stores.documents import MEMORY_ROLE_PREFIX, Passage, day_number, split_key
 from indexer.text.analysis import is_cjk_text
 from models import SearchFilters
+
+if TYPE_CHECKING:
+    from lancedb.index import IvfHnswSq, IvfPq
+    from lancedb.table import Table
 
 __all__ = ["LANGS", "VectorHit", "VectorIndex"]
 
@@ -59,9 +65,10 @@ VECTOR_INDEX = "vector_idx"
 # New rows are folded into the existing partitions by optimize(); once a table has grown this
 # much since its partitions were trained, they are trained again from all rows.
 ANN_REBUILD_GROWTH = 2.0
-# Scalar indexes for the filters a user may set (role, day, channel) and for deletes by session.
-SCALAR_INDEXES: dict[str, type[Bitmap | BTree]] = {
-    "role": Bitmap, "channel": Bitmap, "day": BTree, "session_id": BTree}
+# Scalar indexes for the filters a user may set (role, day, channel) and for deletes by session
+# (LanceDB's index types, by name: importing LanceDB is left to the writes).
+SCALAR_INDEXES: dict[str, Literal["Bitmap", "BTree"]] = {
+    "role": "Bitmap", "channel": "Bitmap", "day": "BTree", "session_id": "BTree"}
 # Lance answers every ANN query on a table with deleted rows through a mask of its live rows,
 # built per query at a cost that grows with the table (one deleted session: 5.9 -> 7.6 ms at
 # 200k rows, benchmarks/deleted_rows.py; 10 -> 49 ms at 1.1M). So every write ends by rewriting the fragments that hold deleted
@@ -107,6 +114,9 @@ def table_name(kind: str, lang: str) -> str:
     return f"{kind}_{lang}"
 
 
+TABLES = tuple(table_name(kind, lang) for kind in KINDS for lang in LANGS)
+
+
 def _part(passage: Passage) -> str:
     # multilingual models prefer same-language text, so search ranks each language on its own
     # and fusion gives both a fair place
@@ -116,6 +126,8 @@ def _part(passage: Passage) -> str:
 
 def ann_config(rows: int, dim: int, *, pq: bool | None = None) -> IvfHnswSq | IvfPq:
     """The ANN index of a table of `rows` vectors of `dim` dimensions (pq: force the type)."""
+    from lancedb.index import IvfHnswSq, IvfPq
+
     if not (rows >= PQ_MIN_ROWS if pq is None else pq):
         return IvfHnswSq(distance_type="cosine", num_partitions=1, m=ANN_M,
                          ef_construction=ANN_EF_CONSTRUCTION)
@@ -151,32 +163,48 @@ class VectorIndex:
     def __init__(self, path: Path, dim: int) -> None:
         self.dim = dim
         self.path = path
-        self.db = lancedb.connect(str(path))
-        existing = set(self.db.list_tables().tables)
-        self.tables: dict[str, Table] = {}
-        self._datasets: dict[str, lance.LanceDataset] = {}  # for search, see _dataset()
-        for kind in KINDS:
-            for lang in LANGS:
-                name = table_name(kind, lang)
-                self.tables[name] = (self.db.open_table(name) if name in existing
-                                     else self.db.create_table(name, schema=_schema(dim)))
+        self._tables: dict[str, Table] | None = None  # LanceDB's, for writes: see tables
+        self._datasets: dict[str, lance.LanceDataset] = {}  # for reads, see _dataset()
+        if not all(self._location(name).is_dir() for name in TABLES):
+            self._open_tables()  # a new index: its missing tables are created now
+
+    def _location(self, name: str) -> Path:
+        """Where LanceDB keeps a table of the database at self.path."""
+        return self.path / f"{name}.lance"
+
+    @property
+    def tables(self) -> dict[str, Table]:
+        """The LanceDB tables, which every write goes through. The first call connects, and
+        so imports LanceDB (most of a second): reads never need them."""
+        return self._tables if self._tables is not None else self._open_tables()
+
+    def _open_tables(self) -> dict[str, Table]:
+        import lancedb
+
+        db = lancedb.connect(str(self.path))
+        existing = set(db.list_tables().tables)
+        self._tables = {name: (db.open_table(name) if name in existing
+                               else db.create_table(name, schema=_schema(self.dim)))
+                        for name in TABLES}
+        return self._tables
 
     def refresh(self) -> None:
-        for table in self.tables.values():
+        for table in (self._tables or {}).values():
             table.checkout_latest()
         self._datasets.clear()
 
     def _dataset(self, name: str) -> lance.LanceDataset:
-        """The table as a Lance dataset, which search queries directly: LanceDB's own query
-        layer added ~3 ms to every search of a 1.1M-row table (docs/performance.md). Opened once
+        """The table as a Lance dataset, which every read queries directly: LanceDB's own query
+        layer added ~3 ms to every search of a 1.1M-row table (docs/performance.md), and its
+        import most of a second to every command. Opened once, at the table's latest version
         (~2 ms), dropped by refresh() and by every write here."""
         dataset = self._datasets.get(name)
         if dataset is None:
-            dataset = self._datasets[name] = self.tables[name].to_lance()
+            dataset = self._datasets[name] = lance.dataset(str(self._location(name)))
         return dataset
 
     def count(self) -> int:
-        return sum(table.count_rows() for table in self.tables.values())
+        return sum(self._dataset(name).count_rows() for name in TABLES)
 
     def delete_sessions(self, session_ids: Sequence[str]) -> None:
         self._datasets.clear()
@@ -248,13 +276,16 @@ class VectorIndex:
                 self._build_indexes(name)
 
     def _build_indexes(self, name: str) -> None:
+        from lancedb.index import Bitmap, BTree
+
         table = self.tables[name]
         rows = table.count_rows()
         _tidy(table)  # compact first: fewer, larger files
         existing = {index.name for index in table.list_indices()}
         for column, kind in SCALAR_INDEXES.items():
             if f"{column}_idx" not in existing:
-                table.create_index(column, config=kind(), name=f"{column}_idx")
+                scalar = Bitmap() if kind == "Bitmap" else BTree()
+                table.create_index(column, config=scalar, name=f"{column}_idx")
         config = ann_config(rows, self.dim)
         # with a config, the first argument names the column (LanceDB's unified index API)
         table.create_index("vector", config=config, name=VECTOR_INDEX, replace=True)
@@ -288,10 +319,9 @@ class VectorIndex:
         """Every row of the tables of these kinds, with these columns."""
         for kind in kinds:
             for lang in LANGS:
-                table = self.tables[table_name(kind, lang)]
-                count = table.count_rows()
-                if count:
-                    yield table.search().select(list(columns)).limit(count).to_arrow()
+                dataset = self._dataset(table_name(kind, lang))
+                if dataset.count_rows():
+                    yield dataset.to_table(columns=list(columns))
 
     def session_counts(self) -> dict[str, int]:
         """Distinct message documents per session (session and memory documents are not counted)."""
