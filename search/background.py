@@ -11,10 +11,12 @@ language lower across the board, answers included.
 from __future__ import annotations
 
 import threading
+from typing import TYPE_CHECKING
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
 
-from indexer.embedding.embedders import Embedder
+    from indexer.embedding.embedders import Embedder
 
 __all__ = ["GENERIC_LINES_EN", "GENERIC_LINES_ZH", "Background"]
 

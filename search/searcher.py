@@ -7,16 +7,13 @@ import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import msgspec
-import numpy as np
 
-from indexer.embedding.embedders import Embedder
 from indexer.stores.documents import MEMORY_ROLE_PREFIX, id_number
 from indexer.stores.generation import Generation
 from indexer.stores.keyword import KeywordHit, StoredDoc
-from indexer.stores.layout import DataDir
-from indexer.stores.vector import VectorHit
 from indexer.text.analysis import QueryTerms, analyze_query, is_cjk_text
 from models import (
     MEMORY_TYPES,
@@ -34,6 +31,13 @@ from search.fusion import reciprocal_rank_fusion
 from search.query_dates import query_dates
 from search.relevance import is_memory_id
 from search.snippets import make_snippet
+
+if TYPE_CHECKING:  # the vector side is loaded by the first search that uses it
+    import numpy as np
+
+    from indexer.embedding.embedders import Embedder
+    from indexer.stores.layout import DataDir
+    from indexer.stores.vector import VectorHit
 
 __all__ = ["Searcher"]
 

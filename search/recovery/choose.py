@@ -51,8 +51,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING
 
-from indexer.embedding.embedders import Embedder
 from models.errors import InvalidInput, NotFound
 from models.recovery import Alternative, RecoveryDecision, RecoveryOptions, RecoveryStrategy
 from models.snapshot import Snapshot, Task, to_datetime
@@ -65,6 +65,9 @@ from search.recovery.context_match import (
     uncovered_clauses,
 )
 from search.recovery.scoring import NEARLY_EMPTY, Scored, score_snapshot, untouched_since
+
+if TYPE_CHECKING:
+    from indexer.embedding.embedders import Embedder
 
 __all__ = ["compress", "detect_changes", "recover"]
 

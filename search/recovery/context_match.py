@@ -24,13 +24,16 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-import numpy as np
-
-from indexer.embedding.embedders import Embedder
 from models.snapshot import Snapshot, snapshot_text
 from search.background import GENERIC_LINES_EN, GENERIC_LINES_ZH
 from search.recovery.text_overlap import content_terms, coverage, query_terms
+
+if TYPE_CHECKING:  # numpy is loaded by the embedding path, which has an embedder (and numpy)
+    import numpy as np
+
+    from indexer.embedding.embedders import Embedder
 
 __all__ = ["WORD_MATCH", "ContextMatch", "match_context", "split_clauses", "uncovered_clauses"]
 
@@ -80,6 +83,8 @@ def match_context(snapshots: Sequence[Snapshot], context: str,
 
 
 def _by_embedding(snapshots: list[Snapshot], context: str, embedder: Embedder) -> ContextMatch:
+    import numpy as np
+
     query = embedder.embed_query(context)
     background = _background(embedder, query)
     if not snapshots:
@@ -102,6 +107,8 @@ def _by_embedding(snapshots: list[Snapshot], context: str, embedder: Embedder) -
 
 def _snapshot_similarity(cosines: np.ndarray) -> float:
     """cosines[0] is the whole snapshot's, the rest its items'."""
+    import numpy as np
+
     items = np.sort(cosines[1:])[::-1][:2]
     return max(float(cosines[0]), float(items.mean()) if len(items) else float(cosines[0]))
 
