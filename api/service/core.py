@@ -8,7 +8,7 @@ import threading
 from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from api.service import sessions
 from api.service.archive import Archive, safe_id
@@ -21,13 +21,18 @@ from api.service.sessions import ArchivedSession, Facets, Health, SessionList, S
 from api.service.snapshots import Snapshots
 from api.service.todos import Todos
 from api.settings import Settings
-from indexer import DataDir, Embedder, Ingestor, load_embedder
-from indexer.formats import ImportOptions
 from indexer.formats.importer import preview
-from indexer.ingest.progress import ProgressFactory, silent_progress
+from indexer.ingest.progress import silent_progress
+from indexer.stores.layout import DataDir
 from models import SearchRequest, SearchResponse
-from search import Searcher
 from search.digest import Digest, build_digest, period_range
+from search.searcher import Searcher
+
+if TYPE_CHECKING:  # the write path and the model are loaded when first needed
+    from indexer.embedding.embedders import Embedder
+    from indexer.formats import ImportOptions
+    from indexer.ingest.ingestor import Ingestor
+    from indexer.ingest.progress import ProgressFactory
 
 __all__ = ["RecallService"]
 
@@ -57,10 +62,14 @@ class RecallService:
     def embedder(self) -> Embedder:
         with self._lock:  # concurrent first requests must not load the model twice
             if self._embedder is None:
+                from indexer.embedding.embedders import load_embedder
+
                 self._embedder = load_embedder(self.settings.embedder, self.settings.model_cache)
         return self._embedder
 
     def ingestor(self, import_options: ImportOptions | None = None) -> Ingestor:
+        from indexer.ingest.ingestor import Ingestor
+
         return Ingestor(
             self.data, self.embedder,
             max_file_bytes=self.max_file_bytes,

@@ -4,17 +4,17 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
 from api.service.archive import Archive, safe_id
 from api.settings import Settings
-from indexer.ingest.ingestor import Ingestor
-from indexer.live.sessions import LiveSessions
-from indexer.live.summary import Summarizer
-from indexer.memories.refine import LLMEndpoint
 from models import InvalidInput, Session, SessionStatus, status_of
+
+if TYPE_CHECKING:  # the write path, loaded by the first live operation
+    from indexer.ingest.ingestor import Ingestor
+    from indexer.live.sessions import LiveSessions
 
 __all__ = ["AppendResult", "Live", "LiveSession", "StatusChangeOut", "is_start_request"]
 
@@ -82,6 +82,10 @@ class Live:
     def sessions(self) -> LiveSessions:
         with self._lock:
             if self._sessions is None:
+                from indexer.live.sessions import LiveSessions
+                from indexer.live.summary import Summarizer
+                from indexer.memories.refine import LLMEndpoint
+
                 s = self.settings
                 endpoint = LLMEndpoint(s.llm_url, s.llm_model, s.llm_api_key, s.llm_timeout) \
                     if s.live_summary == "llm" and s.llm_url else None

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from datetime import date
+from typing import TYPE_CHECKING
 
 import msgspec
 
 from api.service.indexing import IndexResult
 from api.settings import Settings
-from indexer import Ingestor
 from indexer.maintenance.check import CheckReport
 from indexer.maintenance.check import check as check_consistency
 from indexer.maintenance.cleanup import parse_age, plan_deletions, plan_snapshots
@@ -20,6 +20,9 @@ from indexer.stores.layout import DataDir
 from indexer.stores.snapshots import SnapshotStore
 from models import InvalidInput, Memory, Session
 from search.dates import check_day
+
+if TYPE_CHECKING:
+    from indexer.ingest.ingestor import Ingestor
 
 __all__ = ["MAX_FILTER_VALUES", "CleanupReport", "ConsistencyReport", "Maintenance",
            "PurgeReport", "RepairReport", "RetentionReport"]

@@ -4,17 +4,19 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 import msgspec
 
 from api.service.archive import Archive, safe_id
 from api.settings import Settings
-from indexer.embedding.embedders import Embedder
-from indexer.memories.extract import check_memory_types, extract_memories
 from indexer.memories.refine import LLMEndpoint, RefineFailed, refine_memories
 from indexer.stores.memories import MemoryStore
 from models import InvalidInput, Memory
 from models.memory import MemoryType, Priority
+
+if TYPE_CHECKING:
+    from indexer.embedding.embedders import Embedder
 
 __all__ = ["MemoriesPayload", "MemoryOut", "SessionMemories"]
 
@@ -51,6 +53,9 @@ class SessionMemories:
     def of(self, session_id: str, types: Sequence[str] | None = None) -> list[Memory]:
         """Typed memories of an archived session: the ones stored when it was indexed
         (rule-based, near-duplicates removed with the embedder)."""
+        # the extractor compiles its pattern tables on import: loaded when memories are read
+        from indexer.memories.extract import check_memory_types, extract_memories
+
         wanted = check_memory_types(types)
         session_id = safe_id(session_id)
         self.archive.path(session_id)  # NotFound for a session that is not archived
@@ -76,6 +81,8 @@ class SessionMemories:
 
     def _refined(self, session_id: str, types: Sequence[str] | None,
                  memories: list[Memory]) -> tuple[list[Memory], str | None]:
+        from indexer.memories.extract import check_memory_types
+
         s = self.settings
         if not s.llm_url:
             raise InvalidInput("refining memories needs an LLM endpoint: set RECALL_LLM_URL "

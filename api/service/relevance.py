@@ -11,11 +11,12 @@ import sqlite3
 import time
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
 import msgspec
 
 from api.settings import Settings
-from indexer import DataDir, Ingestor
+from indexer.stores.layout import DataDir
 from indexer.stores.lock import WriterLock
 from indexer.stores.memories import MemoryStore
 from indexer.stores.relevance import RelevanceRow, RelevanceStore
@@ -23,6 +24,9 @@ from indexer.stores.state import State
 from models import InvalidInput, Memory, NotFound, SearchResponse, Snapshot
 from models.memory import normalize_memory_text
 from search.relevance import RelevancePolicy, Scored, lowest_first, to_prune
+
+if TYPE_CHECKING:
+    from indexer.ingest.ingestor import Ingestor
 
 __all__ = ["MAX_LISTED", "DecayReport", "MemoryRelevance", "MemoryRelevanceOut", "PruneReport",
            "PrunedList", "PrunedMemoryOut", "RelevanceList", "RelevancePolicyOut"]

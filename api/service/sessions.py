@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
@@ -22,7 +22,10 @@ from models import (
     estimate_tokens,
     status_of,
 )
-from search import Searcher, check_day
+from search.dates import check_day
+
+if TYPE_CHECKING:
+    from search.searcher import Searcher
 
 __all__ = [
     "MAX_PAGE",

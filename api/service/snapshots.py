@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
 import msgspec
 
 from api.service.archive import Archive, safe_id
 from api.service.memories import SessionMemories
 from api.service.relevance import MemoryRelevance
-from indexer.embedding.embedders import Embedder
 from indexer.stores.snapshots import SnapshotStore, snapshot_from_memories
 from models import (
     ChangeReport,
@@ -21,6 +21,9 @@ from models import (
     Snapshot,
 )
 from search.recovery import compress, detect_changes, recover
+
+if TYPE_CHECKING:
+    from indexer.embedding.embedders import Embedder
 
 __all__ = ["PrunedSnapshots", "SnapshotList", "Snapshots"]
 

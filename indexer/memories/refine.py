@@ -9,8 +9,6 @@ list; anything it returns is checked like user input (types, lengths, source ids
 from __future__ import annotations
 
 import json
-import urllib.error
-import urllib.request
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -97,6 +95,9 @@ def _prompt(session: Session, memories: Sequence[Memory]) -> str:
 
 
 def _chat(endpoint: LLMEndpoint, messages: list[dict[str, str]]) -> str:
+    import urllib.error
+    import urllib.request  # with http.client, ssl and email: only when an endpoint is asked
+
     body = json.dumps({"model": endpoint.model, "messages": messages, "temperature": 0,
                        "response_format": {"type": "json_object"}}).encode()
     headers = {"Content-Type": "application/json"}
