@@ -4,17 +4,19 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from api.cli.output import json_option, pass_service, print_json
-from api.service import RecallService
-from api.service.indexing import ImportPreview
-from api.service.maintenance import RepairReport
 from indexer.formats import DEFAULT_TOOL_CHARS, ImportOptions
 from indexer.formats.importer import FORMAT_NAMES, candidate_files, default_paths
 from models import InvalidInput
 from search.dates import check_day
+
+if TYPE_CHECKING:
+    from api.service import RecallService
+    from api.service.indexing import ImportPreview
 
 __all__ = ["COMMANDS"]
 
@@ -165,6 +167,8 @@ def check(service: RecallService, repair: bool, as_json: bool) -> int:
     Compares the archive, the state database, both indexes and the stored memories, session by
     session. Exit status 1 while any difference remains (after --repair: any it could not
     fix)."""
+    from api.service.maintenance import RepairReport
+
     report = service.maintenance.repair() if repair else service.maintenance.check()
     if as_json:
         print_json(report)

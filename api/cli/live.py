@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from api.cli.output import json_option, pass_service, print_json
 from api.cli.read import show
-from api.service import RecallService
-from api.service.live import LiveSession
 from models import STATUSES, InvalidInput
+
+if TYPE_CHECKING:
+    from api.service import RecallService
+    from api.service.live import LiveSession
 
 __all__ = ["COMMANDS"]
 

@@ -10,9 +10,8 @@ from collections.abc import Sequence
 import click
 
 from api.cli import archive, live, maintenance, memories, read, recovery, serve, todos, watch
-from api.service import RecallService
+from api.cli.output import Run
 from api.settings import Settings
-from indexer.ingest.progress import make_progress
 from models import RecallError
 
 __all__ = ["cli", "main"]
@@ -26,8 +25,7 @@ __all__ = ["cli", "main"]
 def cli(ctx: click.Context, home: str | None, embedder: str | None, verbose: bool) -> None:
     """Search your archived conversations with AI assistants, in English and Chinese."""
     _log_to_stderr(ctx, logging.INFO if verbose else logging.WARNING)
-    settings = Settings.from_env(home=home, embedder=embedder)
-    ctx.obj = RecallService(settings, progress=make_progress)
+    ctx.obj = Run(Settings.from_env(home=home, embedder=embedder))
 
 
 def _log_to_stderr(ctx: click.Context, level: int) -> None:

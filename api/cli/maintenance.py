@@ -4,12 +4,14 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
 from api.cli.output import json_option, pass_service, print_json
-from api.service import RecallService
+
+if TYPE_CHECKING:
+    from api.service import RecallService
 
 __all__ = ["COMMANDS"]
 

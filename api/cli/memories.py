@@ -3,14 +3,19 @@
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING
 
 import click
 
-from api.cli.output import greedy, json_option, pass_service, print_json
+from api.cli.output import Run, greedy, json_option, pass_run, pass_service, print_json
+from api.cli.remote import Remote, no_server_option, remote
 from api.cli.todos import todo_line
-from api.service import RecallService
-from api.service.relevance import MAX_LISTED, MemoryRelevanceOut
+from api.service.limits import MAX_LISTED
 from models import InvalidInput
+
+if TYPE_CHECKING:
+    from api.service import RecallService
+    from api.service.relevance import MemoryRelevanceOut
 
 __all__ = ["COMMANDS"]
 
@@ -21,12 +26,21 @@ __all__ = ["COMMANDS"]
               help="only these types: user, feedback, project, reference")
 @click.option("--refine", is_flag=True,
               help="let the LLM endpoint (RECALL_LLM_URL) revise them; not stored")
+@no_server_option
 @json_option
-@pass_service
-def memories(service: RecallService, session_id: str, types: tuple[str, ...], refine: bool,
+@pass_run
+def memories(run: Run, session_id: str, types: tuple[str, ...], refine: bool, no_server: bool,
              as_json: bool) -> int:
     """Typed memories of a session (user, feedback, project, reference)."""
-    payload = service.memories.extract(session_id, types or None, refine=refine)
+    from api.service.memories import MemoriesPayload
+
+    payload = None
+    # refining asks the LLM endpoint of this process's settings, so it stays here
+    if not refine and (server := remote(run.settings, no_server)):
+        payload = server.post(Remote.session_path(session_id, "memories"),
+                              {"types": list(types) or None}, MemoriesPayload)
+    if payload is None:
+        payload = run.service.memories.extract(session_id, types or None, refine=refine)
     if as_json:
         print_json(payload)
         return 0

@@ -1,23 +1,67 @@
-"""What every command shares: the one --json option, JSON output of the service's records, and
-options that take several values after one flag."""
+"""What every command shares: the run's settings and service, the one --json option, JSON
+output of the service's records, and options that take several values after one flag."""
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
 
 import click
 import msgspec
 
-from api.service import RecallService
+from api.settings import Settings
 
-__all__ = ["greedy", "json_option", "pass_service", "print_json"]
+if TYPE_CHECKING:
+    from api.service import RecallService
+
+__all__ = ["Run", "greedy", "json_option", "pass_run", "pass_service", "print_json"]
 
 F = TypeVar("F", bound=Callable[..., Any])
+P = ParamSpec("P")
+R = TypeVar("R")
 
-# the group callback puts the one service on the context (api/cli/main.py)
-pass_service = click.make_pass_decorator(RecallService)
+
+class Run:
+    """What the group callback sets up for one command: the settings, and the service, built
+    the first time a command asks for it (building it imports the indexes; `--help` and a
+    search answered by a running server never do)."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self._service: RecallService | None = None
+
+    @property
+    def service(self) -> RecallService:
+        if self._service is None:
+            from api.service import RecallService
+            from indexer.ingest.progress import make_progress
+
+            self._service = RecallService(self.settings, progress=make_progress)
+        return self._service
+
+
+def current_run() -> Run:
+    run = click.get_current_context().find_object(Run)
+    assert run is not None, "the recall group callback sets the run up"
+    return run
+
+
+def pass_run(fn: Callable[Concatenate[Run, P], R]) -> Callable[P, R]:
+    @functools.wraps(fn)
+    def call(*args: P.args, **kwargs: P.kwargs) -> R:
+        return fn(current_run(), *args, **kwargs)
+
+    return call
+
+
+def pass_service(fn: Callable[Concatenate[RecallService, P], R]) -> Callable[P, R]:
+    @functools.wraps(fn)
+    def call(*args: P.args, **kwargs: P.kwargs) -> R:
+        return fn(current_run().service, *args, **kwargs)
+
+    return call
 
 
 def json_option(fn: F) -> F:

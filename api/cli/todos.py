@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import click
 
 from api.cli.output import json_option, pass_service, print_json
-from api.service import RecallService
 from models.todo import TODO_PERIODS, Todo
+
+if TYPE_CHECKING:
+    from api.service import RecallService
 
 __all__ = ["COMMANDS", "todo_line"]
 

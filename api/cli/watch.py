@@ -6,17 +6,17 @@ import signal
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from api.cli.output import pass_service
-from api.service import RecallService
-from indexer.formats import ImportOptions
-from indexer.formats.importer import FORMAT_NAMES, candidate_files, default_paths
-from indexer.formats.sources import discover
-from indexer.ingest.progress import silent_progress
-from indexer.ingest.watch import Watcher, WatchRound
+from indexer.formats.importer import FORMAT_NAMES
 from models import InvalidInput
+
+if TYPE_CHECKING:
+    from api.service import RecallService
+    from indexer.ingest.watch import WatchRound
 
 __all__ = ["COMMANDS"]
 
@@ -37,6 +37,12 @@ def watch(service: RecallService, paths: tuple[Path, ...], fmt: str | None, once
 
     Watches PATH, or with --format and no PATH, where that format keeps its transcripts; a
     file is read once it has been quiet for --quiet seconds. Ctrl-C stops after the pass."""
+    from indexer.formats import ImportOptions
+    from indexer.formats.importer import candidate_files, default_paths
+    from indexer.formats.sources import discover
+    from indexer.ingest.progress import silent_progress
+    from indexer.ingest.watch import Watcher
+
     if interval <= 0 or quiet < 0:
         raise InvalidInput("--interval must be positive and --quiet not negative")
     if not paths and not fmt:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
+from api.service.limits import MAX_LISTED
 from api.settings import Settings
 from indexer.stores.layout import DataDir
 from indexer.stores.lock import WriterLock
@@ -28,12 +29,11 @@ from search.relevance import RelevancePolicy, Scored, lowest_first, to_prune
 if TYPE_CHECKING:
     from indexer.ingest.ingestor import Ingestor
 
-__all__ = ["MAX_LISTED", "DecayReport", "MemoryRelevance", "MemoryRelevanceOut", "PruneReport",
+__all__ = ["DecayReport", "MemoryRelevance", "MemoryRelevanceOut", "PruneReport",
            "PrunedList", "PrunedMemoryOut", "RelevanceList", "RelevancePolicyOut"]
 
 log = logging.getLogger(__name__)
 
-MAX_LISTED = 1000
 # a boost waits at most this long for the relevance file; then it is skipped (and logged)
 BOOST_TIMEOUT = 2.0
 

@@ -9,8 +9,8 @@ from litestar.params import QueryParameter
 
 from api.http.params import Service
 from api.http.problems import problem_responses
-from api.service.limits import MAX_ID_LENGTH
-from api.service.relevance import MAX_LISTED, DecayReport, PrunedList, PruneReport, RelevanceList
+from api.service.limits import MAX_ID_LENGTH, MAX_LISTED
+from api.service.relevance import DecayReport, PrunedList, PruneReport, RelevanceList
 
 __all__ = ["router"]
 
