@@ -4,17 +4,19 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 import click
 import msgspec
 from click.core import ParameterSource
 
-from api.cli.output import json_option, pass_service, print_json
-from api.service import RecallService
+from api.cli.output import Run, json_option, pass_run, print_json
+from api.cli.remote import Remote, no_server_option, remote
 from api.service.requests import REQUEST_KEYS, search_request
-from api.service.sessions import ArchivedSession
 from models import MEMORY_TYPES, InvalidQuery, RecallError, SearchResponse
+
+if TYPE_CHECKING:
+    from api.service.sessions import ArchivedSession
 
 __all__ = ["COMMANDS", "print_session", "show"]
 
@@ -43,16 +45,18 @@ __all__ = ["COMMANDS", "print_session", "show"]
 @click.option("--limit", type=int, default=10, show_default=True, help="sessions to return")
 @click.option("--memory-rank", type=click.Choice(["match", "relevance"]),
               help="order memory hits by match (default) or match x memory relevance")
+@no_server_option
 @json_option
-@pass_service
+@pass_run
 @click.pass_context
-def search(ctx: click.Context, service: RecallService, query: str | None, batch: str | None,
-           memories: bool, as_json: bool, **values: Any) -> int:
+def search(ctx: click.Context, run: Run, query: str | None, batch: str | None, memories: bool,
+           no_server: bool, as_json: bool, **values: Any) -> int:
     """Search the archive.
 
     QUERY is words, a question or an identifier, in English or Chinese; quote phrases with
     "...". With --batch, one JSON object per line ({"query": ..., "qid": ..., and any option
-    by name}) gives one JSON line out per line in."""
+    by name}) gives one JSON line out per line in. When `recall serve` runs on this data
+    directory, the search is sent to it."""
     if memories:
         if values["scope"] not in (None, "memories"):
             raise click.UsageError(f"--memories is --scope memories, not --scope {values['scope']}")
@@ -61,10 +65,10 @@ def search(ctx: click.Context, service: RecallService, query: str | None, batch:
         if query is not None:
             raise click.UsageError("give a QUERY or --batch FILE, not both")
         given = {k: v for k, v in values.items() if k in REQUEST_KEYS and _given(ctx, k, v)}
-        return _batch_search(service, batch, given)
+        return _batch_search(run, remote(run.settings, no_server), batch, given)
     if not query:
         raise InvalidQuery("give a QUERY or --batch FILE")
-    response = service.search(search_request(values, query))
+    response = _search(run, remote(run.settings, no_server), values, query)
     if as_json:
         print_json(response)
     else:
@@ -79,7 +83,19 @@ def _given(ctx: click.Context, name: str, value: Any) -> bool:
     return ctx.get_parameter_source(name) is not ParameterSource.DEFAULT
 
 
-def _batch_search(service: RecallService, source: str, given: dict[str, Any]) -> int:
+def _search(run: Run, server: Remote | None, values: dict[str, Any], query: Any) -> SearchResponse:
+    """The search, by the running server when there is one, else in this process."""
+    request = search_request(values, query)  # checked here first: the same errors either way
+    if server is not None:
+        params = {k: values.get(k) for k in REQUEST_KEYS} | {
+            "q": request.query, "scope": request.filters.scope}
+        answer = server.get("/search", params, SearchResponse)
+        if answer is not None:
+            return answer
+    return run.service.search(request)
+
+
+def _batch_search(run: Run, server: Remote | None, source: str, given: dict[str, Any]) -> int:
     """One JSON line out per line in: the response with its qid, or the error."""
     stream = sys.stdin if source == "-" else open(source, encoding="utf-8")  # noqa: SIM115
     failures = 0
@@ -94,7 +110,7 @@ def _batch_search(service: RecallService, source: str, given: dict[str, Any]) ->
                 if not isinstance(item, dict):
                     raise InvalidQuery("each line must be a JSON object")
                 qid = item.get("qid", number)
-                response = service.search(search_request(given | item, item.get("query")))
+                response = _search(run, server, given | item, item.get("query"))
                 out = msgspec.to_builtins(response) | {"qid": qid}
             except (RecallError, json.JSONDecodeError) as exc:
                 failures += 1
@@ -125,11 +141,20 @@ def _print_results(response: SearchResponse, out: TextIO) -> None:
 @click.command()
 @click.argument("session_id", metavar="ID")
 @click.option("--token-budget", type=int, help="summary plus the newest messages that fit")
+@no_server_option
 @json_option
-@pass_service
-def show(service: RecallService, session_id: str, token_budget: int | None, as_json: bool) -> int:
+@pass_run
+def show(run: Run, session_id: str, token_budget: int | None, no_server: bool,
+         as_json: bool) -> int:
     """Print an archived session."""
-    session = service.session(session_id, token_budget)
+    from api.service.sessions import ArchivedSession
+
+    session = None
+    if server := remote(run.settings, no_server):
+        session = server.get(Remote.session_path(session_id), {"token_budget": token_budget},
+                             ArchivedSession)
+    if session is None:
+        session = run.service.session(session_id, token_budget)
     if as_json:
         print_json(session, indent=1)
     else:

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import click
 import msgspec
 
-from api.cli.output import json_option, pass_service, print_json
-from api.service import RecallService
-from models import InvalidInput, recovery_options
+from api.cli.output import Run, json_option, pass_run, pass_service, print_json
+from api.cli.remote import no_server_option, remote
+from models import InvalidInput, RecoveryDecision, recovery_options
+
+if TYPE_CHECKING:
+    from api.service import RecallService
 
 __all__ = ["COMMANDS"]
 
@@ -89,18 +94,27 @@ def changes(service: RecallService, session_id: str, since: str | None, against:
               help="only snapshots this close to the newest (default 720; 0: no window)")
 @click.option("--weight", "weights", multiple=True, metavar="PART=W",
               help="score weight: recency, completeness, relevance or freshness (repeatable)")
+@no_server_option
 @json_option
-@pass_service
-def recover(service: RecallService, session_id: str, context: str | None, budget: int | None,
-            window_hours: float | None, weights: tuple[str, ...], as_json: bool) -> int:
+@pass_run
+def recover(run: Run, session_id: str, context: str | None, budget: int | None,
+            window_hours: float | None, weights: tuple[str, ...], no_server: bool,
+            as_json: bool) -> int:
     """Choose the snapshot to resume a session from."""
-    options: dict[str, object] = {}
+    given: dict[str, object] = {}
     if window_hours is not None:
-        options["time_window_hours"] = window_hours or None
+        given["time_window_hours"] = window_hours or None
     if weights:
-        options["weights"] = dict(_weight(text) for text in weights)
-    decision = service.snapshots.recover(session_id, context, options=recovery_options(options),
-                                         token_budget=budget)
+        given["weights"] = dict(_weight(text) for text in weights)
+    options = recovery_options(given)
+    decision = None
+    if server := remote(run.settings, no_server):
+        body = {"session_id": session_id, "context": context,
+                "options": msgspec.to_builtins(options), "token_budget": budget}
+        decision = server.post("/recovery", body, RecoveryDecision)
+    if decision is None:
+        decision = run.service.snapshots.recover(session_id, context, options=options,
+                                                 token_budget=budget)
     if as_json:
         print_json(decision)
         return 0

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import ipaddress
 import sys
+from typing import TYPE_CHECKING
 
 import click
 
 from api.cli.output import pass_service
-from api.service import RecallService
 from api.settings import SETTINGS
 from models import InvalidInput
+
+if TYPE_CHECKING:
+    from api.service import RecallService
 
 __all__ = ["COMMANDS"]
 
@@ -27,6 +30,7 @@ def serve(service: RecallService, host: str, port: int, insecure: bool) -> int:
     import uvicorn  # only this command needs the server
 
     from api.http import create_app
+    from api.http.discovery import announce, withdraw
     from api.http.server import server_config
 
     try:
@@ -39,8 +43,13 @@ def serve(service: RecallService, host: str, port: int, insecure: bool) -> int:
             "could read your conversations. Set RECALL_API_TOKEN, or pass --insecure.")
     print(f"recall: serving {service.data.root} on http://{host}:{port} "
           f"(auth {'on' if service.settings.api_token else 'off'})", file=sys.stderr)
-    app = create_app(service.settings, service, host=host)
-    uvicorn.Server(server_config(app, service.settings, host=host, port=port)).run()
+    # the CLI on this data directory sends its searches here while this runs
+    announced = announce(service.data.ensure().root, host, port, service.settings.embedder)
+    try:
+        app = create_app(service.settings, service, host=host, announced=announced)
+        uvicorn.Server(server_config(app, service.settings, host=host, port=port)).run()
+    finally:
+        withdraw(service.data.root, announced)
     return 0
 
 

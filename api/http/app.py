@@ -13,6 +13,7 @@ from litestar.plugins.prometheus import PrometheusConfig
 from litestar.types import Receive, Scope, Send
 
 from api.http.auth import token_guard
+from api.http.discovery import ServerFile, prover, withdraw
 from api.http.limits import read_body
 from api.http.options import AllowHeader
 from api.http.page import page_routes
@@ -49,10 +50,13 @@ def openapi_config(token: bool) -> OpenAPIConfig:
 
 
 def create_app(settings: Settings, service: RecallService | None = None, *,
-               host: str = "127.0.0.1") -> Litestar:
+               host: str = "127.0.0.1", announced: ServerFile | None = None) -> Litestar:
     """Build the app; the service (and its model) is created once and shared by every request,
     HTTP and MCP alike. `host` is the bind address: on loopback, MCP also rejects requests
-    whose Host/Origin is not local (DNS-rebinding protection)."""
+    whose Host/Origin is not local (DNS-rebinding protection). `announced` is the file `recall
+    serve` wrote for the CLI (api/http/discovery.py): responses prove they come from its
+    server, and the app removes the file when it shuts down (uvicorn ends the process with the
+    signal that stopped it, so the CLI cannot do it afterwards)."""
     shared = service or RecallService(settings)
     mcp_server = build_mcp(shared)  # one per app: its session manager runs once
     mcp_app = streamable_http_app(mcp_server, host=host)
@@ -93,7 +97,8 @@ def create_app(settings: Settings, service: RecallService | None = None, *,
         openapi_config=openapi_config(bool(settings.api_token)),
         request_max_body_size=max_body,
         on_startup=[warm_up, allow.on_startup],
-        before_send=[allow.before_send],
+        before_send=[allow.before_send, *([prover(announced.secret)] if announced else [])],
+        on_shutdown=[lambda: withdraw(shared.data.root, announced)] if announced else [],
         logging_config=None,  # logging belongs to the entry point (CLI), not the library
         debug=False,
     )

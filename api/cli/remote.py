@@ -1,0 +1,100 @@
+"""Asking the `recall serve` of this data directory instead of loading the index and the model
+(api/http/discovery.py): the same request, the same typed answer. Whenever the server cannot
+answer exactly as the command would (not running, not proven, another embedder, an error), the
+command runs in-process instead, so the output never depends on which path answered."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import logging
+import secrets
+from collections.abc import Callable
+from typing import Any, TypeVar
+from urllib.parse import quote, urlencode, urlsplit
+
+import click
+import msgspec
+
+from api.http.discovery import CHALLENGE, PROOF, ServerFile, find
+from api.settings import Settings
+
+__all__ = ["Remote", "no_server_option", "remote"]
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+F = TypeVar("F", bound=Callable[..., Any])
+
+# a search on a busy server can take a while; a server that is not there fails at once
+TIMEOUT = 120.0
+
+
+def no_server_option(fn: F) -> F:
+    return click.option("--no-server", is_flag=True,
+                        help="answer in this process even when `recall serve` runs on this "
+                             "data directory")(fn)
+
+
+def remote(settings: Settings, no_server: bool = False) -> Remote | None:
+    """The running server of this data directory, if the command may use it."""
+    if no_server:
+        return None
+    server = find(settings.home)
+    if server is None:
+        return None
+    if server.embedder != settings.embedder:
+        log.info("the server uses embedder %s, this command %s: answering in-process",
+                 server.embedder, settings.embedder)
+        return None
+    return Remote(server, settings.api_token)
+
+
+class Remote:
+    def __init__(self, server: ServerFile, token: str | None) -> None:
+        self.server = server
+        self.token = token
+        parts = urlsplit(server.url)
+        self.host, self.port = parts.hostname or "127.0.0.1", parts.port or 80
+
+    def get(self, path: str, params: dict[str, Any], answer: type[T]) -> T | None:
+        query = urlencode({k: v for k, v in params.items() if v is not None})
+        return self._request("GET", f"/v1{path}?{query}" if query else f"/v1{path}", None, answer)
+
+    def post(self, path: str, body: dict[str, Any], answer: type[T]) -> T | None:
+        return self._request("POST", f"/v1{path}", body, answer)
+
+    @staticmethod
+    def session_path(session_id: str, *rest: str) -> str:
+        return "/".join(["/sessions", quote(session_id, safe=""), *rest])
+
+    def _request(self, method: str, target: str, body: dict[str, Any] | None,
+                 answer: type[T]) -> T | None:
+        challenge = secrets.token_hex(16)
+        headers = {CHALLENGE: challenge, "Accept": "application/json"}
+        if self.token:
+            headers["Authorization"] = f"Bearer {self.token}"
+        data = None
+        if body is not None:
+            data = json.dumps(body, ensure_ascii=False).encode()
+            headers["Content-Type"] = "application/json"
+        connection = http.client.HTTPConnection(self.host, self.port, timeout=TIMEOUT)
+        try:
+            connection.request(method, target, body=data, headers=headers)
+            response = connection.getresponse()
+            payload = response.read()
+        except OSError as exc:
+            log.info("no answer from the server at %s (%s): answering in-process",
+                     self.server.url, exc)
+            return None
+        finally:
+            connection.close()
+        if not self.server.proves(challenge, response.getheader(PROOF)):
+            log.warning("%s does not prove to be the server this data directory announced: "
+                        "answering in-process", self.server.url)
+            return None
+        if response.status not in (200, 201):
+            # errors come from this process, worded exactly as the command words them
+            log.info("the server answered %d: answering in-process", response.status)
+            return None
+        return msgspec.json.decode(payload, type=answer)
