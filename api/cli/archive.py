@@ -9,8 +9,7 @@ from typing import TYPE_CHECKING
 import click
 
 from api.cli.output import json_option, pass_service, print_json
-from indexer.formats import DEFAULT_TOOL_CHARS, ImportOptions
-from indexer.formats.importer import FORMAT_NAMES, candidate_files, default_paths
+from indexer.formats.common import DEFAULT_TOOL_CHARS, FORMAT_NAMES, ImportOptions
 from models import InvalidInput
 from search.dates import check_day
 
@@ -70,6 +69,8 @@ def import_(service: RecallService, fmt: str, paths: tuple[Path, ...], since: st
 
     Reads PATH, or without one, where FORMAT keeps its transcripts (e.g. ~/.claude/projects
     for claude-code)."""
+    from indexer.formats.importer import candidate_files, default_paths
+
     if tool_chars < 0:
         raise InvalidInput("--tool-chars must not be negative")
     options = ImportOptions(format=fmt, tool_chars=tool_chars, thinking=thinking,

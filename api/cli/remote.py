@@ -5,7 +5,6 @@ command runs in-process instead, so the output never depends on which path answe
 
 from __future__ import annotations
 
-import http.client
 import json
 import logging
 import secrets
@@ -78,6 +77,8 @@ class Remote:
         if body is not None:
             data = json.dumps(body, ensure_ascii=False).encode()
             headers["Content-Type"] = "application/json"
+        import http.client  # only a command that has a server to ask needs it
+
         connection = http.client.HTTPConnection(self.host, self.port, timeout=TIMEOUT)
         try:
             connection.request(method, target, body=data, headers=headers)

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 import click
 
 from api.cli.output import pass_service
-from indexer.formats.importer import FORMAT_NAMES
+from indexer.formats.common import FORMAT_NAMES
 from models import InvalidInput
 
 if TYPE_CHECKING:

@@ -2,27 +2,36 @@
 
 Each turns a file into Transcripts whose records are the raw session records parse_session
 accepts, so everything downstream (redaction, archive, both indexes, memories) is unchanged.
+The names below are loaded on first use (PEP 562): the command line reads the format names
+(`common.py`) without loading the readers.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any
+import importlib
+from typing import TYPE_CHECKING
 
-from indexer.formats import chatgpt, claude_code, openclaw
-from indexer.formats.common import DEFAULT_TOOL_CHARS, ImportOptions, NothingToImport, Transcript
-from indexer.formats.detect import (
-    OPENCLAW_STORE,
-    detect_format,
-    document_format,
-    is_json_lines,
-    line_format,
-)
-from models import InvalidSession
+if TYPE_CHECKING:
+    from indexer.formats.common import (
+        DEFAULT_TOOL_CHARS,
+        FORMAT_NAMES,
+        ImportOptions,
+        NothingToImport,
+        Transcript,
+    )
+    from indexer.formats.detect import (
+        OPENCLAW_STORE,
+        detect_format,
+        document_format,
+        is_json_lines,
+        line_format,
+    )
+    from indexer.formats.registry import FORMATS, read_document, read_lines
 
 __all__ = [
     "DEFAULT_TOOL_CHARS",
     "FORMATS",
+    "FORMAT_NAMES",
     "OPENCLAW_STORE",
     "ImportOptions",
     "NothingToImport",
@@ -35,24 +44,22 @@ __all__ = [
     "read_lines",
 ]
 
-FORMATS = {m.NAME: m for m in (claude_code, openclaw, chatgpt)}
-_LINE_FORMATS = {claude_code.NAME: claude_code.parse, openclaw.NAME: openclaw.parse}
+# where each name is defined
+_MODULES = {
+    **dict.fromkeys(("DEFAULT_TOOL_CHARS", "FORMAT_NAMES", "ImportOptions", "NothingToImport",
+                     "Transcript"), "indexer.formats.common"),
+    **dict.fromkeys(("OPENCLAW_STORE", "detect_format", "document_format", "is_json_lines",
+                     "line_format"), "indexer.formats.detect"),
+    **dict.fromkeys(("FORMATS", "read_document", "read_lines"), "indexer.formats.registry"),
+}
 
+if not TYPE_CHECKING:  # mypy reads the imports above; an unknown name stays an error for it
 
-def read_lines(fmt: str, path: Path, text: str, options: ImportOptions) -> list[Transcript]:
-    if fmt in _LINE_FORMATS:
-        return _LINE_FORMATS[fmt](path, text, options)
-    if fmt == chatgpt.NAME:
-        raise InvalidSession("not a ChatGPT export: that is one JSON document, this is JSON lines")
-    raise InvalidSession(f"unknown transcript format {fmt!r}")
+    def __getattr__(name: str) -> object:
+        if name not in _MODULES:
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        value = globals()[name] = getattr(importlib.import_module(_MODULES[name]), name)
+        return value
 
-
-def read_document(fmt: str, path: Path, value: Any, options: ImportOptions) -> list[Transcript]:
-    if fmt == chatgpt.NAME:
-        return chatgpt.parse_value(path, value, options)
-    if fmt == OPENCLAW_STORE:
-        raise NothingToImport("OpenClaw session index (sessions.json): metadata, not a transcript")
-    if fmt in _LINE_FORMATS:
-        raise InvalidSession(
-            f"not a {fmt} transcript: those are JSON lines, this is one JSON document")
-    raise InvalidSession(f"unknown transcript format {fmt!r}")
+    def __dir__() -> list[str]:
+        return sorted({*globals(), *__all__})

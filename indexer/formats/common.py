@@ -15,6 +15,7 @@ from models.ids import MAX_ID_LENGTH
 
 __all__ = [
     "DEFAULT_TOOL_CHARS",
+    "FORMAT_NAMES",
     "ImportOptions",
     "NothingToImport",
     "Transcript",
@@ -28,6 +29,8 @@ __all__ = [
 ]
 
 DEFAULT_TOOL_CHARS = 300
+# every format `recall import` and `recall watch --format` take (registry.py checks the list)
+FORMAT_NAMES = ("claude-code", "openclaw", "chatgpt")
 
 
 @dataclass(frozen=True, slots=True)

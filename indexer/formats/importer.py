@@ -11,15 +11,15 @@ from typing import Any
 
 import msgspec
 
-from indexer.formats import FORMATS, ImportOptions, NothingToImport
 from indexer.formats.chatgpt import FILE_NAMES as CHATGPT_FILE_NAMES
+from indexer.formats.common import FORMAT_NAMES, ImportOptions, NothingToImport
+from indexer.formats.registry import FORMATS
 from indexer.formats.sources import Rejection, decode, discover, normalize, read_transcripts
 from models import InvalidInput, RecallError
 
 __all__ = ["FORMAT_NAMES", "Preview", "PreviewSession", "candidate_files", "default_paths",
            "preview"]
 
-FORMAT_NAMES = tuple(FORMATS)
 # ChatGPT exports are unzipped somewhere under Downloads; do not walk all of it
 _CHATGPT_DEPTH = 3
 

@@ -1,0 +1,37 @@
+"""The formats by name, and reading a file's text or JSON value with the reader of its format."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from indexer.formats import chatgpt, claude_code, openclaw
+from indexer.formats.common import FORMAT_NAMES, ImportOptions, NothingToImport, Transcript
+from indexer.formats.detect import OPENCLAW_STORE
+from models import InvalidSession
+
+__all__ = ["FORMATS", "read_document", "read_lines"]
+
+FORMATS = {m.NAME: m for m in (claude_code, openclaw, chatgpt)}
+# the names are also in common.py, which the command line reads without loading the readers
+assert tuple(FORMATS) == FORMAT_NAMES, "indexer.formats.common.FORMAT_NAMES is out of date"
+_LINE_FORMATS = {claude_code.NAME: claude_code.parse, openclaw.NAME: openclaw.parse}
+
+
+def read_lines(fmt: str, path: Path, text: str, options: ImportOptions) -> list[Transcript]:
+    if fmt in _LINE_FORMATS:
+        return _LINE_FORMATS[fmt](path, text, options)
+    if fmt == chatgpt.NAME:
+        raise InvalidSession("not a ChatGPT export: that is one JSON document, this is JSON lines")
+    raise InvalidSession(f"unknown transcript format {fmt!r}")
+
+
+def read_document(fmt: str, path: Path, value: Any, options: ImportOptions) -> list[Transcript]:
+    if fmt == chatgpt.NAME:
+        return chatgpt.parse_value(path, value, options)
+    if fmt == OPENCLAW_STORE:
+        raise NothingToImport("OpenClaw session index (sessions.json): metadata, not a transcript")
+    if fmt in _LINE_FORMATS:
+        raise InvalidSession(
+            f"not a {fmt} transcript: those are JSON lines, this is one JSON document")
+    raise InvalidSession(f"unknown transcript format {fmt!r}")
