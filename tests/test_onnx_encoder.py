@@ -1,0 +1,114 @@
+"""The default model's run-time encoder: multilingual-e5-small exported to int8 ONNX and run by
+onnxruntime with a SentencePiece tokenizer, without torch. It must agree with the fp32
+sentence-transformers model it was exported from, on texts it was not checked on when built."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from indexer.embedding.e5.onnx_parity import MIN_COSINE, cosines
+from indexer.embedding.e5.stamp import ONNX_MARKER_NAME, is_built, read_marker
+from indexer.embedding.onnx_encoder import OnnxEncoder
+from indexer.stores.documents import session_documents, split_passages
+from models import parse_session
+
+from .helpers import EXAMPLES
+
+pytestmark = [pytest.mark.real_model, pytest.mark.xdist_group("models")]
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def example_texts(limit: int = 120) -> list[str]:
+    """Passages of examples/ (English, Chinese and mixed), none of them a build text."""
+    texts: dict[str, None] = {}
+    for path in sorted(EXAMPLES.glob("*.json")):
+        session = parse_session(json.loads(path.read_text(encoding="utf-8")), fallback_id=path.stem)
+        for doc in session_documents(session):
+            for passage in split_passages(doc):
+                texts.setdefault(passage.text, None)
+    return list(texts)[:limit]
+
+
+@pytest.fixture(scope="module")
+def reference(e5_dir: Path):
+    from sentence_transformers import SentenceTransformer
+
+    return SentenceTransformer(str(e5_dir), device="cpu")
+
+
+def test_the_build_records_its_parity_and_is_current(e5_dir: Path, e5_onnx_dir: Path) -> None:
+    marker = read_marker(e5_onnx_dir, ONNX_MARKER_NAME)
+    assert marker is not None and is_built(e5_dir)
+    assert marker["parity"]["min"] >= MIN_COSINE and marker["parity"]["texts"] >= 80
+    assert marker["quantization"].startswith("int8") and marker["fp32_because"] is None
+    assert {p.name for p in e5_onnx_dir.iterdir()} == {
+        "model.onnx", "model.onnx.data", "tokenizer.model", "encoder.json", ONNX_MARKER_NAME}
+
+
+def test_a_second_build_is_a_no_op(e5_dir: Path, e5_onnx_dir: Path) -> None:
+    from indexer.embedding.e5.onnx_export import build_onnx_encoder
+
+    before = (e5_onnx_dir / ONNX_MARKER_NAME).stat().st_mtime_ns
+    messages: list[str] = []
+    assert build_onnx_encoder(e5_dir, progress=messages.append) == e5_onnx_dir
+    assert messages == [] and (e5_onnx_dir / ONNX_MARKER_NAME).stat().st_mtime_ns == before
+
+
+def test_an_export_for_another_onnxruntime_is_stale(e5_dir: Path, e5_onnx_dir: Path,
+                                                     tmp_path: Path) -> None:
+    marker = read_marker(e5_onnx_dir, ONNX_MARKER_NAME)
+    copy = tmp_path / "export"
+    copy.mkdir()
+    for name in ("model.onnx.data",):
+        os.link(e5_onnx_dir / name, copy / name)
+    (copy / ONNX_MARKER_NAME).write_text(json.dumps({**marker, "onnxruntime": "0.0.1"}))
+    assert not is_built(e5_dir, copy)
+    (copy / ONNX_MARKER_NAME).write_text(json.dumps(marker))
+    assert is_built(e5_dir, copy)
+
+
+def test_queries_and_passages_agree_with_the_fp32_model(reference, e5_onnx_dir: Path) -> None:
+    texts = example_texts()
+    encoder = OnnxEncoder(e5_onnx_dir, threads=1)
+    passages = encoder.encode(texts, encoder.prompts["passage"])
+    queries = np.stack([encoder.encode([t[:200]], encoder.prompts["query"])[0] for t in texts])
+    ref_passages = reference.encode(texts, prompt_name="passage", normalize_embeddings=True)
+    ref_queries = reference.encode([t[:200] for t in texts], prompt_name="query",
+                                   normalize_embeddings=True)
+    assert cosines(ref_passages, passages).min() >= MIN_COSINE
+    assert cosines(ref_queries, queries).min() >= MIN_COSINE
+    # one text alone or inside a batch: the same vector, to quantization's noise
+    alone = encoder.encode(texts[:1], encoder.prompts["passage"])
+    assert float(alone[0] @ passages[0]) > 0.995
+
+
+def test_tokens_match_the_transformers_tokenizer(e5_dir: Path, e5_onnx_dir: Path) -> None:
+    from tokenizers import Tokenizer
+
+    reference = Tokenizer.from_file(str(e5_dir / "tokenizer.json"))
+    reference.enable_truncation(512)
+    texts = [*example_texts(400), "", "trailing space ", "a  b\tc\nd", "😀 𠀀 ｆｕｌｌ ①", "x" * 5000]
+    prompted = [f"query: {t}" for t in texts]
+    ours = OnnxEncoder(e5_onnx_dir).tokenize(prompted)
+    same = sum(e.ids == o for e, o in zip(reference.encode_batch(prompted), ours, strict=True))
+    assert same == len(texts)
+
+
+def test_the_default_embedder_runs_without_torch(e5_dir: Path, e5_onnx_dir: Path) -> None:
+    probe = ("import sys; from pathlib import Path\n"
+             "from indexer.embedding.embedders import load_embedder\n"
+             f"e = load_embedder('e5', Path({str(e5_dir.parent)!r}))\n"
+             "q = e.embed_query('最后决定用什么数据库'); p = e.embed_passages(['we chose Postgres'] * 40)\n"
+             "print(q.shape, p.shape, 'torch' in sys.modules, 'sentence_transformers' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True,
+                          timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["(384,)", "(40,", "384)", "False", "False"]
