@@ -10,7 +10,11 @@ language lower across the board, answers included.
 
 from __future__ import annotations
 
+import hashlib
+import json
+import os
 import threading
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -36,18 +40,59 @@ GENERIC_LINES_ZH = (
 
 
 class Background:
-    def __init__(self, embedder: Embedder) -> None:
+    """The reference lines' vectors, embedded once per process; with a ``cache_dir`` and an
+    embedder that names its exact weights (a ``version`` attribute), once per model: a cold
+    `recall search` then skips ~150 ms of embedding on one thread."""
+
+    def __init__(self, embedder: Embedder, cache_dir: Path | None = None) -> None:
         self.embedder = embedder
+        self.cache_dir = cache_dir
         self._lines: dict[str, np.ndarray] = {}
         self._lock = threading.Lock()  # server threads may ask at once; embed the lines once
+
+    def prepare(self) -> None:
+        """Embed the reference lines (once; a search does it on first use)."""
+        with self._lock:
+            if not self._lines:
+                vectors = self._load()
+                split = len(GENERIC_LINES_EN)
+                self._lines = {"other": vectors[:split], "cjk": vectors[split:]}
+
+    def _load(self) -> np.ndarray:
+        import numpy as np
+
+        lines = [*GENERIC_LINES_EN, *GENERIC_LINES_ZH]
+        path = self._cache_path(lines)
+        if path is not None:
+            try:
+                cached = np.load(path)
+                if cached.shape == (len(lines), self.embedder.dim):
+                    return cached
+            except (OSError, ValueError):
+                pass  # not there yet, or damaged: embed again
+        vectors = self.embedder.embed_passages(lines)
+        if path is not None:
+            try:  # best effort: a read-only data directory only costs the embedding next time
+                path.parent.mkdir(parents=True, exist_ok=True)
+                tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+                with tmp.open("wb") as fh:
+                    np.save(fh, vectors)
+                os.replace(tmp, path)
+            except OSError:
+                pass
+        return vectors
+
+    def _cache_path(self, lines: list[str]) -> Path | None:
+        version = getattr(self.embedder, "version", None)
+        if self.cache_dir is None or not version:
+            return None
+        key = json.dumps([self.embedder.name, version, lines], ensure_ascii=False)
+        return self.cache_dir / f"background-{hashlib.sha256(key.encode()).hexdigest()[:16]}.npy"
 
     def floor(self, query_vector: np.ndarray, lang: str | None = None) -> float:
         """The similarity a vector hit in passages of `lang` ("cjk", "other" or None for
         both) must reach to count as a match for this query."""
-        with self._lock:
-            if not self._lines:
-                self._lines = {"other": self.embedder.embed_passages(list(GENERIC_LINES_EN)),
-                               "cjk": self.embedder.embed_passages(list(GENERIC_LINES_ZH))}
+        self.prepare()
         langs = [lang] if lang else list(self._lines)
         background = max(float((self._lines[k] @ query_vector).max()) for k in langs)
         return max(self.embedder.similarity_floor, background + self.embedder.similarity_margin)

@@ -166,15 +166,20 @@ class Searcher:
         weights: list[float] = []
 
         use_keyword = request.mode in ("hybrid", "keyword")
-        use_vectors = request.mode in ("hybrid", "vector") and self._use_vectors(request)
+        use_vectors = request.mode in ("hybrid", "vector")
         keyword: Future[list[KeywordHit]] | None = None
         if use_keyword and use_vectors:  # beside the query embedding and the vector searches
             keyword = self._pool.submit(gen.keyword.search, terms, request.filters,
                                         KEYWORD_CANDIDATES)
         vector, searches = None, []
         if use_vectors:
+            # A cold process loads the model on a worker (mostly native work, off the GIL)
+            # while this thread opens the vector store.
+            embedding = self._pool.submit(self._embed_query, request.query)
+            gen.vectors  # noqa: B018 - opened here, beside the embedding
+            vector = embedding.result() if self._use_vectors(request) else None
+        if vector is not None:
             gen.check_embedder(self.embedder.name)
-            vector = self.embedder.embed_query(request.query)
             searches = self._start_vector_searches(gen, request, vector)
 
         hits = []
@@ -276,9 +281,14 @@ class Searcher:
             return [(sorted(margins, key=lambda key: -margins[key]), 1.0)]
         return out
 
+    def _embed_query(self, query: str) -> np.ndarray:
+        vector = self.embedder.embed_query(query)
+        self._background().prepare()  # the floor's reference lines, needed next
+        return vector
+
     def _background(self) -> Background:
         if self._background_floor is None or self._background_floor.embedder is not self.embedder:
-            self._background_floor = Background(self.embedder)
+            self._background_floor = Background(self.embedder, self.data.cache)
         return self._background_floor
 
     def _use_vectors(self, request: SearchRequest) -> bool:

@@ -52,6 +52,11 @@ class DataDir:
         return self.root / "quarantine"
 
     @property
+    def cache(self) -> Path:
+        """Derived data kept to start faster (safe to delete)."""
+        return self.root / "cache"
+
+    @property
     def lock_file(self) -> Path:
         return self.root / "writer.lock"
 
