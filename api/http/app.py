@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import logging
-
 from litestar import Litestar, Router
 from litestar.di import Provide
 from litestar.handlers import asgi
@@ -33,11 +31,9 @@ from api.http.routes.probes import health_route, metrics_route
 from api.mcp.server import build_mcp, mcp_lifespan, streamable_http_app
 from api.service import RecallService
 from api.settings import Settings
-from models import RecallError, SearchRequest
 
 __all__ = ["create_app"]
 
-log = logging.getLogger(__name__)
 
 
 def openapi_config(token: bool) -> OpenAPIConfig:
@@ -70,13 +66,8 @@ def create_app(settings: Settings, service: RecallService | None = None, *,
         await mcp_app(scope, await read_body(scope, receive, max_body), send)  # type: ignore[arg-type]
 
     def warm_up(app: Litestar) -> None:
-        # load the model (and the relevance floor's reference lines) at start-up, not on the
-        # first requests, which would otherwise all wait for it
-        if shared.data.current_generation():
-            try:
-                shared.search(SearchRequest(query="warm up"))
-            except RecallError as exc:  # e.g. an index built with another model: say so, serve anyway
-                log.warning("warm-up search failed: %s", exc.detail)
+        # at start-up, not on the first requests, which would otherwise all wait for the model
+        shared.warm()
 
     v1 = Router(
         path="/v1",

@@ -6,6 +6,7 @@ streamable HTTP (`streamable_http_app`, mounted at /mcp by the HTTP app; see its
 
 from __future__ import annotations
 
+import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Annotated, Any, Literal
@@ -28,6 +29,11 @@ from models import ChangeReport, RecoveryDecision, SearchResponse
 from search.digest import Digest
 
 __all__ = ["build_mcp", "mcp_lifespan", "run_stdio", "streamable_http_app"]
+
+# How long start-up waits for the model before answering `initialize`. Loading takes ~0.5 s,
+# so the first tool call finds it ready; a first run that must build the model (about a
+# minute) answers anyway, and the first call waits only for the load already under way.
+WARM_WAIT_S = 1.5
 
 
 class Deleted(msgspec.Struct):
@@ -174,7 +180,11 @@ def build_mcp(service: RecallService) -> MCPServer:
 
 def run_stdio(service: RecallService) -> None:
     """Serve over stdin/stdout until the client closes them (logs go to stderr)."""
-    build_mcp(service).run("stdio")
+    warming = threading.Thread(target=service.warm, name="recall-warm-up", daemon=True)
+    warming.start()
+    server = build_mcp(service)
+    warming.join(WARM_WAIT_S)
+    server.run("stdio")
 
 
 def streamable_http_app(server: MCPServer, *, host: str = "127.0.0.1") -> Starlette:

@@ -4,6 +4,7 @@ what they need at construction, never the service itself."""
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Sequence
 from datetime import datetime
@@ -24,7 +25,7 @@ from api.settings import Settings
 from indexer.formats.importer import preview
 from indexer.ingest.progress import silent_progress
 from indexer.stores.layout import DataDir
-from models import SearchRequest, SearchResponse
+from models import RecallError, SearchRequest, SearchResponse
 from search.digest import Digest, build_digest, period_range
 from search.searcher import Searcher
 
@@ -35,6 +36,8 @@ if TYPE_CHECKING:  # the write path and the model are loaded when first needed
     from indexer.ingest.progress import ProgressFactory
 
 __all__ = ["RecallService"]
+
+log = logging.getLogger(__name__)
 
 
 class RecallService:
@@ -107,6 +110,17 @@ class RecallService:
         self.ingestor().delete(safe_id(session_id))
 
     # reads
+    def warm(self) -> None:
+        """Load what a first search needs (the model, the relevance floor's reference lines,
+        the stores) so that no request pays for it; serve and mcp call this at start-up. A
+        failure is logged, not raised: the server still starts and says so on each search."""
+        if not self.data.current_generation():
+            return  # nothing indexed yet: nothing to search
+        try:
+            self.search(SearchRequest(query="warm up"))
+        except RecallError as exc:  # e.g. an index built with another model
+            log.warning("warm-up search failed: %s", exc.detail)
+
     def search(self, request: SearchRequest) -> SearchResponse:
         response = self.searcher.search(request)
         self.relevance.boost_hits(response)  # the memories it returns were used
