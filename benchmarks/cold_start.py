@@ -4,7 +4,9 @@ wall time and peak RSS (min / median / max), on a data directory indexed with th
     python benchmarks/cold_start.py --home /tmp/recall-cold [--runs 3] [--json out.json]
 
 The home is indexed from examples/ first when it holds nothing (with the settings' embedder,
-e5 by default). `--server` also measures the CLI with `recall serve` running on the same home.
+e5 by default). `--server` also measures the CLI with `recall serve` running on the same home
+(and the server's RSS after those searches); `--mcp` measures `recall mcp` over stdio: the time
+to answer `initialize` from the process start, then the first `search_archive` call after it.
 """
 
 from __future__ import annotations
@@ -13,6 +15,8 @@ import argparse
 import json
 import os
 import resource
+import signal
+import socket
 import statistics
 import subprocess
 import sys
@@ -60,12 +64,96 @@ def measure(name: str, args: list[str], env: dict[str, str], runs: int) -> dict[
     return row
 
 
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def rss_mb(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) // 1024
+    return 0
+
+
+def with_server(env: dict[str, str], home: Path, runs: int) -> tuple[list[dict[str, Any]], dict]:
+    """The search commands again with `recall serve` running; the server's RSS after them."""
+    server = subprocess.Popen([*RECALL, "serve", "--port", str(free_port())], cwd=ROOT, env=env,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        started = time.perf_counter()
+        while not (home / "server.json").exists():
+            if server.poll() is not None or time.perf_counter() - started > 120:
+                raise SystemExit("recall serve did not start")
+            time.sleep(0.05)
+        ready = time.perf_counter() - started
+        rows = [measure(f"{name} (server)", cmd, env, runs) for name, cmd in COMMANDS.items()
+                if name.startswith("search")]
+        return rows, {"ready_s": round(ready, 2), "rss_mb_after": rss_mb(server.pid)}
+    finally:
+        server.send_signal(signal.SIGTERM)
+        server.wait(timeout=30)
+
+
+def _rpc(proc: subprocess.Popen, message: dict[str, Any]) -> dict[str, Any] | None:
+    assert proc.stdin is not None and proc.stdout is not None
+    proc.stdin.write(json.dumps(message) + "\n")
+    proc.stdin.flush()
+    if "id" not in message:
+        return None
+    while True:
+        reply = json.loads(proc.stdout.readline())
+        if reply.get("id") == message["id"]:
+            return reply
+
+
+def mcp_once(env: dict[str, str]) -> tuple[float, float]:
+    """Seconds from the start of `recall mcp` to its `initialize` answer, then seconds for the
+    first `search_archive` sent right after it."""
+    started = time.perf_counter()
+    proc = subprocess.Popen([*RECALL, "mcp"], cwd=ROOT, env=env, stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        _rpc(proc, {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "cold_start", "version": "1"}}})
+        initialized = time.perf_counter() - started
+        _rpc(proc, {"jsonrpc": "2.0", "method": "notifications/initialized"})
+        asked = time.perf_counter()
+        reply = _rpc(proc, {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+            "name": "search_archive", "arguments": {"query": "最后决定用什么数据库"}}})
+        first = time.perf_counter() - asked
+        if reply is None or "error" in reply or reply["result"].get("isError"):
+            raise SystemExit(f"search_archive failed: {reply}")
+        return initialized, first
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def measure_mcp(env: dict[str, str], runs: int) -> dict[str, Any]:
+    inits, firsts = zip(*(mcp_once(env) for _ in range(runs)), strict=True)
+    row = {"command": "mcp", "runs": runs,
+           "initialize_s": {"min": round(min(inits), 3), "median": round(statistics.median(inits), 3),
+                            "max": round(max(inits), 3)},
+           "first_search_ms": {"min": round(min(firsts) * 1000, 1),
+                               "median": round(statistics.median(firsts) * 1000, 1),
+                               "max": round(max(firsts) * 1000, 1)}}
+    print(f"{'mcp initialize':<24} wall {row['initialize_s']['median']:6.3f} s; first search_archive "
+          f"after it {row['first_search_ms']['median']:.1f} ms (max {row['first_search_ms']['max']:.1f})",
+          flush=True)
+    return row
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--home", type=Path, required=True, help="data directory to use")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--embedder", help="RECALL_EMBEDDER (default: the settings' default, e5)")
     parser.add_argument("--only", nargs="*", help="only these commands (names above)")
+    parser.add_argument("--server", action="store_true", help="also with `recall serve` running")
+    parser.add_argument("--mcp", action="store_true", help="also `recall mcp` over stdio")
     parser.add_argument("--json", type=Path, help="write the rows here")
     args = parser.parse_args(argv)
     env = {**os.environ, "RECALL_HOME": str(args.home)}
@@ -79,9 +167,16 @@ def main(argv: list[str] | None = None) -> int:
     load = os.getloadavg()[0]
     rows = [measure(name, cmd, env, args.runs) for name, cmd in COMMANDS.items()
             if not args.only or name in args.only]
-    result = {"home": str(args.home), "load_average_at_start": round(load, 2),
-              "cpus": os.cpu_count(), "rows": rows,
-              "max_rss_self_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024}
+    result: dict[str, Any] = {"home": str(args.home), "load_average_at_start": round(load, 2),
+                              "cpus": os.cpu_count(), "rows": rows}
+    if args.mcp:
+        result["mcp"] = measure_mcp(env, args.runs)
+    if args.server:
+        server_rows, result["server"] = with_server(env, args.home, args.runs)
+        rows += server_rows
+        print(f"{'server':<24} ready {result['server']['ready_s']} s, RSS after the searches "
+              f"{result['server']['rss_mb_after']} MB")
+    result["max_rss_self_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
     if args.json:
         args.json.write_text(json.dumps(result, indent=1) + "\n")
     return 0

@@ -1,8 +1,9 @@
 """Embedding models side by side, in one run: raw encode speed, ingest speed, query latency.
 
-    python benchmarks/embedders.py --bench ../shared/bench [--models minilm,e5]
+    python benchmarks/embedders.py --bench ../shared/bench [--models minilm,e5,e5-torch]
 
-For each model: `SentenceTransformer.encode` throughput on the LoCoMo and bilingual passages
+`e5` is the default (the int8 ONNX export, no torch); `e5-torch` is the same converted model run
+in fp32 by sentence-transformers, as recall ran it before the export. For each model: `SentenceTransformer.encode` throughput on the LoCoMo and bilingual passages
 recall would embed (the pipeline's own passages, so the ratio ingest/encode is the pipeline's
 overhead), a full ingest of both sets into a fresh data dir, and the median latency of one
 query embedding (50 queries, after warm-up).
@@ -23,8 +24,23 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import torch
 
 from api import RecallService, Settings
+from indexer.embedding.embedders import (
+    E5,
+    E5_SIMILARITY_MARGIN,
+    Embedder,
+    SentenceTransformerEmbedder,
+    ensure_e5_model,
+    load_embedder,
+)
 from indexer.stores.documents import session_documents, split_passages
 from models import parse_session
+
+
+def embedder_for(model: str, model_cache: Path) -> Embedder:
+    if model == "e5-torch":
+        return SentenceTransformerEmbedder(str(ensure_e5_model(model_cache)), name=E5,
+                                           similarity_floor=0.0, similarity_margin=E5_SIMILARITY_MARGIN)
+    return load_embedder(model, model_cache)
 
 
 def passages(folder: Path) -> list[str]:
@@ -50,15 +66,16 @@ def main() -> None:
     latency = {}
     for model in args.models.split(","):
         with tempfile.TemporaryDirectory() as home:
-            service = RecallService(Settings(home=Path(home), embedder=model, model_cache=args.model_cache))
-            embedder = service.embedder
+            embedder = embedder_for(model, args.model_cache)
+            service = RecallService(Settings(home=Path(home), embedder=model, model_cache=args.model_cache),
+                                    embedder=embedder)
             embedder.embed_passages(["warm up"] * 8)
             for name, folder in sets.items():
                 started = time.perf_counter()
                 embedder.embed_passages(texts[name])
                 encode_s = time.perf_counter() - started
                 report = service.index([folder])
-                print(f"{embedder.name:<40}{name:<10}{len(texts[name]):>9}{len(texts[name]) / encode_s:>10.1f}"
+                print(f"{model:<40}{name:<10}{len(texts[name]):>9}{len(texts[name]) / encode_s:>10.1f}"
                       f"{report.messages / report.seconds:>14.1f}{report.seconds:>10.1f}"
                       f"{report.seconds / encode_s:>9.2f}x")
             times = []
@@ -66,7 +83,7 @@ def main() -> None:
                 started = time.perf_counter()
                 embedder.embed_query(query)
                 times.append((time.perf_counter() - started) * 1000)
-            latency[embedder.name] = statistics.median(times)
+            latency[model] = statistics.median(times)
     for name, ms in latency.items():
         print(f"query embedding, median of {len(queries)}: {name}: {ms:.1f} ms")
 
