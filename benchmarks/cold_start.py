@@ -88,6 +88,7 @@ def with_server(env: dict[str, str], home: Path, runs: int) -> tuple[list[dict[s
                 raise SystemExit("recall serve did not start")
             time.sleep(0.05)
         ready = time.perf_counter() - started
+        run_once(["search", "warm the page cache"], env)  # as the in-process runs do
         rows = [measure(f"{name} (server)", cmd, env, runs) for name, cmd in COMMANDS.items()
                 if name.startswith("search")]
         return rows, {"ready_s": round(ready, 2), "rss_mb_after": rss_mb(server.pid)}

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -143,3 +144,13 @@ def test_the_server_file_goes_when_the_server_stops(built_home: Path, tmp_path: 
     proc.terminate()
     proc.communicate(timeout=30)
     assert not (home / discovery.FILE_NAME).exists()
+
+
+def test_serve_on_a_taken_port_says_so_and_announces_nothing(recall, tmp_path: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        ran = recall("serve", "--port", port, ok=False)
+    assert ran.returncode != 0 and f"cannot listen on 127.0.0.1:{port}" in ran.stderr
+    assert not (tmp_path / "home" / "server.json").exists()

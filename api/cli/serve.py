@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ipaddress
+import socket
 import sys
 from typing import TYPE_CHECKING
 
@@ -43,14 +44,30 @@ def serve(service: RecallService, host: str, port: int, insecure: bool) -> int:
             "could read your conversations. Set RECALL_API_TOKEN, or pass --insecure.")
     print(f"recall: serving {service.data.root} on http://{host}:{port} "
           f"(auth {'on' if service.settings.api_token else 'off'})", file=sys.stderr)
-    # the CLI on this data directory sends its searches here while this runs
+    # Listening before announcing: the CLI on this data directory sends its searches here from
+    # then on, and one sent while the model warms up waits in the queue instead of being refused.
+    sock = listen(host, port)
     announced = announce(service.data.ensure().root, host, port, service.settings.embedder)
     try:
         app = create_app(service.settings, service, host=host, announced=announced)
-        uvicorn.Server(server_config(app, service.settings, host=host, port=port)).run()
+        uvicorn.Server(server_config(app, service.settings, host=host, port=port)).run(sockets=[sock])
     finally:
         withdraw(service.data.root, announced)
+        sock.close()
     return 0
+
+
+def listen(host: str, port: int) -> socket.socket:
+    """A listening TCP socket on host:port, or a clear error (the port taken, say)."""
+    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+        sock.listen(2048)
+    except OSError as exc:
+        sock.close()
+        raise InvalidInput(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from exc
+    return sock
 
 
 @click.command()
