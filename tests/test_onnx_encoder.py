@@ -119,3 +119,20 @@ def test_the_default_embedder_runs_without_torch(e5_dir: Path, e5_onnx_dir: Path
                           timeout=120, check=False)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["(384,)", "(40,", "384)", "False", "False"]
+
+
+def test_an_export_that_cannot_be_built_falls_back_to_sentence_transformers(
+        e5_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        caplog: pytest.LogCaptureFixture) -> None:
+    from indexer.embedding import embedders
+    from indexer.embedding.e5.blob import E5BuildError
+
+    def fail(model_dir: Path) -> Path:
+        raise E5BuildError("no space left on device")
+
+    monkeypatch.setattr(embedders, "ensure_e5_encoder", fail)
+    embedder = embedders.load_embedder("e5", e5_dir.parent)
+    assert isinstance(embedder, embedders.SentenceTransformerEmbedder)
+    assert embedder.name == "intfloat/multilingual-e5-small"  # the same vector space
+    assert "cannot build the ONNX encoder (no space left on device)" in caplog.text
+    assert embedder.embed_query("最后决定用什么数据库").shape == (384,)

@@ -207,9 +207,17 @@ E5_SIMILARITY_MARGIN = 0.03
 def load_e5(model_cache: Path) -> Embedder:
     """multilingual-e5-small on its int8 ONNX export (no torch at run time); both the
     conversion and the export are built once, checked, on first use."""
+    from indexer.embedding.e5.blob import E5BuildError
     from indexer.embedding.e5_embedder import E5Embedder
 
-    folder = ensure_e5_encoder(ensure_e5_model(model_cache))
+    model_dir = ensure_e5_model(model_cache)
+    try:
+        folder = ensure_e5_encoder(model_dir)
+    except (E5BuildError, OSError, MemoryError, ImportError) as exc:
+        # the converted model still works: slower and heavier on torch, but the same vectors
+        log.warning("cannot build the ONNX encoder (%s); using sentence-transformers instead", exc)
+        return SentenceTransformerEmbedder(str(model_dir), name=E5, similarity_floor=0.0,
+                                           similarity_margin=E5_SIMILARITY_MARGIN)
     return E5Embedder(folder, name=E5, similarity_margin=E5_SIMILARITY_MARGIN)
 
 
