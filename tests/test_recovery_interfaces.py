@@ -85,9 +85,13 @@ def test_http_changes_snapshot_and_recovery_options(writable: RecallService) -> 
         assert decision.json()["selected_snapshot"]["tokenCount"] <= 20
         bad = client.post("/v1/recovery", json={"session_id": UPGRADE, "options": {"speed": 1}})
         assert bad.status_code == 400 and "speed" in bad.json()["detail"]
+        older = client.get(f"/v1/sessions/{UPGRADE}/snapshots").json()["snapshots"]
         newest = client.post(f"/v1/sessions/{UPGRADE}/snapshots").json()
         pruned = client.delete(f"/v1/sessions/{UPGRADE}/snapshots", params={"keep": 1}).json()
         assert pruned["deleted"] == 1 and [s["id"] for s in pruned["snapshots"]] == [newest["id"]]
+        for gone in older:  # a pruned snapshot is gone; the kept one still answers
+            assert client.get(f"/v1/sessions/{UPGRADE}/snapshots/{gone['id']}").status_code == 404
+        assert client.get(f"/v1/sessions/{UPGRADE}/snapshots/{newest['id']}").status_code == 200
         assert client.delete(f"/v1/sessions/{UPGRADE}/snapshots", params={"keep": 0}).status_code == 400
 
 
