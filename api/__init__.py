@@ -5,8 +5,9 @@ does not load the service."""
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING
+
+from models.lazy import lazy_names
 
 if TYPE_CHECKING:
     from api.service.core import RecallService
@@ -18,12 +19,4 @@ __all__ = ["RecallService", "Settings"]
 _MODULES = {"RecallService": "api.service.core", "Settings": "api.settings"}
 
 if not TYPE_CHECKING:  # mypy reads the imports above; an unknown name stays an error for it
-
-    def __getattr__(name: str) -> object:
-        if name not in _MODULES:
-            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-        value = globals()[name] = getattr(importlib.import_module(_MODULES[name]), name)
-        return value
-
-    def __dir__() -> list[str]:
-        return sorted({*globals(), *__all__})
+    __getattr__, __dir__ = lazy_names(__name__, _MODULES, globals())

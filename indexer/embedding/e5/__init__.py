@@ -3,8 +3,9 @@ and its ONNX export. Names load on first use: a start-up check imports only `sta
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from models.lazy import lazy_names
 
 if TYPE_CHECKING:
     from indexer.embedding.e5.install import build_e5_model
@@ -12,11 +13,8 @@ if TYPE_CHECKING:
 
 __all__ = ["MARKER_NAME", "build_e5_model"]
 
-_HOMES = {"MARKER_NAME": "indexer.embedding.e5.stamp",
-          "build_e5_model": "indexer.embedding.e5.install"}
+_MODULES = {"MARKER_NAME": "indexer.embedding.e5.stamp",
+            "build_e5_model": "indexer.embedding.e5.install"}
 
-
-def __getattr__(name: str) -> Any:
-    if name in _HOMES:
-        return getattr(importlib.import_module(_HOMES[name]), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+if not TYPE_CHECKING:  # mypy reads the imports above; an unknown name stays an error for it
+    __getattr__, __dir__ = lazy_names(__name__, _MODULES, globals())
