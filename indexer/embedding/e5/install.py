@@ -184,19 +184,28 @@ def build_e5_model(
         _record_blob_stat(dest, blob_path)  # the next start skips the hash
         return dest
 
+    build_atomically(dest, lambda tmp: _build_into(tmp, blob_path, blob_sha, verify, report),
+                     lambda: _is_complete(dest, blob_sha, need_verified=verify))
+    return dest
+
+
+def build_atomically(dest: Path, build: Callable[[Path], None],
+                     is_current: Callable[[], bool]) -> None:
+    """Run ``build`` into a temporary sibling of ``dest`` and rename it into place, unless
+    another process finished first (``is_current``); a failed or killed build leaves only
+    the temporary folder, removed on the way out."""
     dest.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{dest.name}.tmp-", dir=dest.parent))
     try:
-        _build_into(tmp, blob_path, blob_sha, verify, report)
+        build(tmp)
         _make_readable(tmp)
-        if _is_complete(dest, blob_sha, need_verified=verify):
+        if is_current():
             shutil.rmtree(tmp)  # another process finished first; keep its folder
         else:
             _install(tmp, dest)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
-    return dest
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -12,14 +12,13 @@ from __future__ import annotations
 import importlib.metadata
 import json
 import shutil
-import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from indexer.embedding.e5.blob import E5BuildError, sha256_file
-from indexer.embedding.e5.install import _install, _make_readable, _quiet_progress_bars
+from indexer.embedding.e5.install import _quiet_progress_bars, build_atomically
 from indexer.embedding.e5.onnx_graph import (
     OPSET,
     QUANTIZATION,
@@ -66,19 +65,9 @@ def build_onnx_encoder(model_dir: Path, dest: Path | None = None, *, quantize: b
     dest = Path(dest).absolute() if dest else onnx_folder(model_dir)
     if is_built(model_dir, dest, quantize=quantize):
         return dest
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{dest.name}.tmp-", dir=dest.parent))
-    try:
-        with _quiet_progress_bars():
-            _build_into(tmp, model_dir, quantize, report)
-        _make_readable(tmp)
-        if is_built(model_dir, dest, quantize=quantize):
-            shutil.rmtree(tmp)  # another process finished first; keep its folder
-        else:
-            _install(tmp, dest)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
+    with _quiet_progress_bars():
+        build_atomically(dest, lambda tmp: _build_into(tmp, model_dir, quantize, report),
+                         lambda: is_built(model_dir, dest, quantize=quantize))
     return dest
 
 
