@@ -24,22 +24,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import torch
 
 from api import RecallService, Settings
-from indexer.embedding.embedders import (
-    E5,
-    E5_SIMILARITY_MARGIN,
-    Embedder,
-    SentenceTransformerEmbedder,
-    ensure_e5_model,
-    load_embedder,
-)
+from indexer.embedding.embedders import Embedder, e5_on_torch, ensure_e5_model, load_embedder
 from indexer.stores.documents import session_documents, split_passages
 from models import parse_session
 
 
 def embedder_for(model: str, model_cache: Path) -> Embedder:
     if model == "e5-torch":
-        return SentenceTransformerEmbedder(str(ensure_e5_model(model_cache)), name=E5,
-                                           similarity_floor=0.0, similarity_margin=E5_SIMILARITY_MARGIN)
+        return e5_on_torch(ensure_e5_model(model_cache))
     return load_embedder(model, model_cache)
 
 

@@ -216,9 +216,15 @@ def load_e5(model_cache: Path) -> Embedder:
     except (E5BuildError, OSError, MemoryError, ImportError) as exc:
         # the converted model still works: slower and heavier on torch, but the same vectors
         log.warning("cannot build the ONNX encoder (%s); using sentence-transformers instead", exc)
-        return SentenceTransformerEmbedder(str(model_dir), name=E5, similarity_floor=0.0,
-                                           similarity_margin=E5_SIMILARITY_MARGIN)
+        return e5_on_torch(model_dir)
     return E5Embedder(folder, name=E5, similarity_margin=E5_SIMILARITY_MARGIN)
+
+
+def e5_on_torch(model_dir: Path) -> SentenceTransformerEmbedder:
+    """The converted folder run by sentence-transformers in fp32: the fallback when the export
+    cannot be built, and the reference the export is measured against."""
+    return SentenceTransformerEmbedder(str(model_dir), name=E5, similarity_floor=0.0,
+                                       similarity_margin=E5_SIMILARITY_MARGIN)
 
 
 def ensure_e5_encoder(model_dir: Path) -> Path:
