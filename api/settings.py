@@ -30,6 +30,8 @@ NOT_NEGATIVE = Rule(lambda v: v >= 0, "must not be negative")
 BELOW_ONE = Rule(lambda v: 0 <= v < 1, "must be at least 0 and below 1")
 ZERO_TO_ONE = Rule(lambda v: 0 <= v <= 1, "must be between 0 and 1")
 SUMMARY_MODE = Rule(lambda v: v in ("extractive", "llm"), "must be 'extractive' or 'llm'")
+RANKER_MODE = Rule(lambda v: v in ("learned", "strict", "fused"),
+                   "must be 'learned', 'strict' or 'fused'")
 
 # Conversion by annotated type, and the rule a value that does not convert breaks.
 _CONVERT: dict[type, tuple[Callable[[str], object], str]] = {
@@ -109,6 +111,11 @@ class Settings:
     max_query_chars: int = setting("RECALL_MAX_QUERY_CHARS", 2000, (
         "longest search query, in characters (CLI, HTTP and MCP; HTTP answers 400 above)"),
         POSITIVE)
+    ranker: str = setting("RECALL_RANKER", "learned", (
+        "how hybrid search orders sessions: 'learned' (the model in search/learned/, for the "
+        "embedder it was trained with), 'strict' (the same, and results without real evidence "
+        "are left out: fewer wrong results, some right ones lost) or 'fused' (hand-set rank "
+        "fusion)"), RANKER_MODE)
     http_header_timeout: float = setting("RECALL_HTTP_HEADER_TIMEOUT", 10.0, (
         "`recall serve`: seconds a client has to send a request's line and headers, from "
         "connecting (or from the first byte of its next request); then the connection is closed"),

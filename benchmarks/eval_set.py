@@ -1,6 +1,7 @@
 """Retrieval on the project's own held-out evaluation set (eval/): both halves, every kind.
 
-    python benchmarks/eval_set.py --home /tmp/recall-eval [--embedder e5] [--json out.json]
+    python benchmarks/eval_set.py --home /tmp/recall-eval [--embedder e5] [--rankers learned,strict,fused]
+                                  [--json out.json]
 
 Indexes examples/sessions and eval/sessions into --home (skipped when already indexed), runs
 every question of eval/queries.jsonl through recall's hybrid search, and prints for the tune
@@ -24,6 +25,7 @@ sys.path.insert(0, str(ROOT))
 
 from api import RecallService, Settings
 from models import SearchRequest
+from search.ranker import learned_ranker
 
 METRICS = ("R@1", "R@5", "MRR", "msgR@10", "P@5")
 
@@ -45,6 +47,8 @@ def main() -> int:
     parser.add_argument("--embedder", default="e5")
     parser.add_argument("--model-cache", type=Path)
     parser.add_argument("--json", type=Path)
+    parser.add_argument("--rankers", default="learned,strict,fused",
+                        help="RECALL_RANKER modes to compare in this process")
     args = parser.parse_args()
     service = RecallService(Settings(home=args.home, embedder=args.embedder,
                                      model_cache=args.model_cache or args.home / "models"))
@@ -52,6 +56,18 @@ def main() -> int:
         report = service.index([ROOT / "examples" / "sessions", ROOT / "eval" / "sessions"])
         print(f"indexed {report.indexed} sessions ({report.messages} messages)", file=sys.stderr)
     questions = [json.loads(line) for line in (ROOT / "eval" / "queries.jsonl").read_text().splitlines()]
+    tables = {}
+    for mode in args.rankers.split(","):
+        service.searcher.ranker = learned_ranker(mode)  # as RECALL_RANKER=mode would
+        tables[mode] = evaluate(service, questions)
+        print(f"\nranking: {mode}")
+        print_table(tables[mode])
+    if args.json:
+        args.json.write_text(json.dumps({"embedder": args.embedder, "rankers": tables}, indent=1) + "\n")
+    return 0
+
+
+def evaluate(service: RecallService, questions: list[dict]) -> dict[str, dict]:
     rows: dict[str, list[dict[str, float]]] = defaultdict(list)
     no_answer: dict[str, list[bool]] = defaultdict(list)
     for q in questions:
@@ -70,15 +86,16 @@ def main() -> int:
     for group, answered in no_answer.items():
         table.setdefault(group, {"n": 0})["no-answer acc"] = round(statistics.mean(answered), 3)
         table[group]["no-answer n"] = len(answered)
+    return table
+
+
+def print_table(table: dict[str, dict]) -> None:
     print(f"{'group':<30}{'n':>4}" + "".join(f"{m:>9}" for m in METRICS) + f"{'no-ans':>9}")
     for group in sorted(table, key=lambda g: (g.split(" / ")[0], " / " in g, g)):
         r = table[group]
         cells = "".join(f"{r[m]:>9.3f}" if m in r else f"{'':>9}" for m in METRICS)
         extra = f"{r['no-answer acc']:>9.3f}" if "no-answer acc" in r else ""
         print(f"{group:<30}{r['n']:>4}{cells}{extra}")
-    if args.json:
-        args.json.write_text(json.dumps({"embedder": args.embedder, "groups": table}, indent=1) + "\n")
-    return 0
 
 
 if __name__ == "__main__":

@@ -31,8 +31,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from api import RecallService, Settings
 from benchmarks.baselines import Fts5Bm25, LanceHybrid, Ranking, load_messages
 from models import SearchFilters, SearchRequest
+from search.ranker import learned_ranker
 
-MODES = ("hybrid", "keyword", "vector")
+MODES = ("hybrid", "strict", "fused", "keyword", "vector")
 BASELINES = ("fts5", "lance")
 METRICS = ("R@1", "R@5", "R@10", "MRR", "msgR@10")
 LATENCY = "median ms"  # the one summary row where lower is better
@@ -95,10 +96,18 @@ def mrr(ranked: list[str], gold: list[str]) -> float:
 
 
 def recall_system(service: RecallService, mode: str) -> System:
+    """recall in one mode; "fused" and "strict" are hybrid with RECALL_RANKER=fused or strict,
+    in the same process and index as the default they are compared with."""
+    ranker = service.searcher.ranker
+    other = learned_ranker(mode) if mode in ("fused", "strict") else ranker
+    search_mode = "hybrid" if mode in ("fused", "strict") else mode
+
     def search(query: str, participant: str | None) -> Ranking:
         filters = SearchFilters(participant=participant) if participant else SearchFilters()
-        response = service.search(SearchRequest(query=query, mode=mode, filters=filters, limit=10,
-                                                messages_per_session=10))
+        service.searcher.ranker = other
+        response = service.search(SearchRequest(query=query, mode=search_mode,
+                                                filters=filters, limit=10, messages_per_session=10))
+        service.searcher.ranker = ranker
         return Ranking([r.session_id for r in response.results],
                        [m.id for r in response.results for m in r.messages if m.id])
     return search

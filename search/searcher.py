@@ -7,11 +7,11 @@ import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 import msgspec
 
-from indexer.stores.documents import MEMORY_ROLE_PREFIX, id_number
+from indexer.stores.documents import MEMORY_ROLE_PREFIX
 from indexer.stores.generation import Generation
 from indexer.stores.keyword import KeywordHit, StoredDoc
 from indexer.text.analysis import QueryTerms, analyze_query, is_cjk_text
@@ -27,8 +27,10 @@ from models import (
 )
 from models.hits import MEMORY_RANKS
 from search.background import Background
+from search.candidates import Candidate, from_keyword, from_vector, score_parts, session_score
 from search.fusion import reciprocal_rank_fusion
 from search.query_dates import query_dates
+from search.ranker import QueryContext, Ranker, learned_ranker, query_term_list, session_features
 from search.relevance import is_memory_id
 from search.snippets import make_snippet
 
@@ -64,55 +66,19 @@ WEIGHT_DATE_VECTOR = 1.0
 DATE_VECTOR_CANDIDATES = 20
 # vector hits must rise this much further above the background when no query word is known
 UNKNOWN_WORDS_EXTRA_MARGIN = 0.015
-# a session's score: its best message plus a share of its second best (more evidence, more trust)
-SECOND_HIT_SHARE = 0.5
 MAX_LIMIT = 100
 REFRESH_AT_LEAST_EVERY = 30.0  # seconds
 MAX_QUERY_CHARS = 2_000
 
 
 @dataclass
-class _Candidate:
-    """A message or session document some ranking found, known by its key's number
-    (indexer.stores.documents.id_number). A keyword hit tells no more until its stored document is read;
-    a vector hit brings the key and ids along."""
+class _Found:
+    """What the rankings of one request found, before grouping."""
 
-    number: int
-    session_number: int
-    hit: KeywordHit | None = None  # reads the stored document
-    key: str | None = None
-    session_id: str | None = None
-    message_id: str | None = None
-    fused: float = 0.0
-    keyword: float | None = None
-    keyword_rank: int | None = None
-    vector: float | None = None
-    vector_rank: int | None = None
-    relevance: float | None = None  # memory relevance, when ranking memories by it
-
-    def learn_ids(self) -> None:
-        if self.key is None and self.hit is not None:
-            doc = self.hit.doc()
-            self.key, self.session_id, self.message_id = doc.key, doc.session_id, doc.message_id
-
-
-def _from_keyword(candidates: dict[int, _Candidate], hit: KeywordHit) -> _Candidate:
-    c = candidates.get(hit.key_no)
-    if c is None:
-        c = candidates[hit.key_no] = _Candidate(hit.key_no, hit.session_no)
-    if c.hit is None:
-        c.hit = hit
-    return c
-
-
-def _from_vector(candidates: dict[int, _Candidate], hit: VectorHit) -> _Candidate:
-    number = id_number(hit.key)
-    c = candidates.get(number)
-    if c is None:
-        c = candidates[number] = _Candidate(number, id_number(hit.session_id))
-    if c.key is None:
-        c.key, c.session_id, c.message_id = hit.key, hit.session_id, hit.message_id
-    return c
+    gen: Generation
+    terms: QueryTerms
+    candidates: dict[int, Candidate]
+    context: QueryContext
 
 
 class Searcher:
@@ -120,8 +86,11 @@ class Searcher:
 
     def __init__(self, data: DataDir, embedder: Callable[[], Embedder], *,
                  max_query_chars: int = MAX_QUERY_CHARS,
-                 memory_relevance: Callable[[list[str]], dict[str, float]] | None = None) -> None:
+                 memory_relevance: Callable[[list[str]], dict[str, float]] | None = None,
+                 ranker: Ranker | None | Literal["learned"] = "learned") -> None:
         self.data = data
+        # ranks sessions in hybrid mode when made for this embedder (search/ranker.py)
+        self.ranker = learned_ranker("learned") if ranker == "learned" else ranker
         # memory id -> relevance now, for memory_rank "relevance" (api/service/relevance.py)
         self.memory_relevance = memory_relevance
         self.max_query_chars = max_query_chars
@@ -158,10 +127,26 @@ class Searcher:
         return self._gen
 
     def search(self, request: SearchRequest) -> SearchResponse:
+        found = self._find(request, weigh_terms=self._uses_ranker(request))
+        return SearchResponse(request.query, self._group(found, request))
+
+    def ranking_rows(self, request: SearchRequest, count: int) -> list[tuple[str, list[float]]]:
+        """The first `count` sessions by fused score for this request, each with the feature row
+        the learned ranker weighs (search/ranker.py): what scripts/train_ranker.py learns from."""
+        found = self._find(request, weigh_terms=True)
+        ranked = _by_session(found.candidates)[:count]
+        docs = self._evidence_docs(found.gen, ranked)
+        ranked = [g for g in ranked if g[0].number in docs]
+        rows = _features(ranked, docs, found.context)
+        return [(docs[g[0].number].session_id, row) for g, row in zip(ranked, rows, strict=True)]
+
+    def _find(self, request: SearchRequest, *, weigh_terms: bool) -> _Found:
+        """Every ranking's candidates, fused; with weigh_terms, also the rarity of the query's
+        terms, which the learned ranker weighs."""
         _validate(request, self.max_query_chars)
         gen = self.generation()
         terms = analyze_query(request.query)
-        candidates: dict[int, _Candidate] = {}
+        candidates: dict[int, Candidate] = {}
         rankings: list[list[int]] = []
         weights: list[float] = []
 
@@ -183,11 +168,12 @@ class Searcher:
             searches = self._start_vector_searches(gen, request, vector)
 
         hits = []
+        words_known = True
         if use_keyword:
             hits = (keyword.result() if keyword is not None
                     else gen.keyword.search(terms, request.filters, KEYWORD_CANDIDATES))
             for rank, hit in enumerate(hits, start=1):
-                c = _from_keyword(candidates, hit)
+                c = from_keyword(candidates, hit)
                 c.keyword, c.keyword_rank = hit.score, rank
             rankings.append([h.key_no for h in hits])
             weights.append(WEIGHT_KEYWORD)
@@ -210,11 +196,16 @@ class Searcher:
             candidates[number].fused = score
         if request.memory_rank == "relevance" and self.memory_relevance is not None:
             _weigh_by_relevance(candidates, self.memory_relevance)
-        return SearchResponse(request.query, self._group(gen, request, terms, candidates))
+        context = QueryContext(asks_latest=False, words_known=words_known)
+        if weigh_terms:
+            frequencies, documents = gen.keyword.document_frequencies(query_term_list(terms))
+            context = QueryContext.of(request.query, terms, frequencies, documents,
+                                      words_known=words_known)
+        return _Found(gen, terms, candidates, context)
 
     def _date_rankings(self, gen: Generation, request: SearchRequest, terms: QueryTerms,
                        vector: np.ndarray | None,
-                       candidates: dict[int, _Candidate]) -> list[tuple[list[int], float]]:
+                       candidates: dict[int, Candidate]) -> list[tuple[list[int], float]]:
         """Extra rankings inside the days the query names ("what did we decide on March 29?"):
         its words, and its meaning without a floor, since being held that day is itself the
         evidence. Skipped when the request already has a date filter."""
@@ -226,12 +217,13 @@ class Searcher:
         out = []
         keyword = gen.keyword.search(terms, dated, KEYWORD_CANDIDATES)
         for hit in keyword:
-            _from_keyword(candidates, hit)
+            from_keyword(candidates, hit).on_named_day = True
         out.append(([h.key_no for h in keyword], WEIGHT_DATE_KEYWORD))
         if vector is not None:
             ranked: list[int] = []
             for vector_hit in gen.vectors.search(vector, dated, DATE_VECTOR_CANDIDATES):
-                c = _from_vector(candidates, vector_hit)
+                c = from_vector(candidates, vector_hit)
+                c.on_named_day = True
                 if c.number not in ranked:
                     ranked.append(c.number)
                     if c.vector is None:
@@ -257,23 +249,28 @@ class Searcher:
 
     def _vector_rankings(self, request: SearchRequest, vector: np.ndarray,
                          searches: list[_VectorSearch],
-                         candidates: dict[int, _Candidate],
+                         candidates: dict[int, Candidate],
                          extra_margin: float = 0.0) -> list[tuple[list[int], float]]:
         """Vector hits above the query's floor, one ranking per language; vector mode ranks all
         hits by how far they rise above the background of their own language."""
         out: list[tuple[list[int], float]] = []
         margins: dict[int, float] = {}
+        same_language = searches[0][0] if searches else None
         for lang, weight, found in searches:
             ranked: list[int] = []
             floor = self._background().floor(vector, lang) + extra_margin
             for hit in found.result():
                 if hit.similarity < floor:
                     continue  # below the floor it is noise
-                c = _from_vector(candidates, hit)
+                c = from_vector(candidates, hit)
                 if c.number in ranked:
                     continue  # a message counts once (its best passage)
                 ranked.append(c.number)
                 margins.setdefault(c.number, hit.similarity - floor)
+                if lang == same_language:
+                    c.same_margin = hit.similarity - floor
+                else:
+                    c.other_margin = hit.similarity - floor
                 if c.vector is None or hit.similarity > c.vector:
                     c.vector, c.vector_rank = hit.similarity, len(ranked)
             out.append((ranked, weight))
@@ -298,42 +295,72 @@ class Searcher:
             return True
         return self.embedder.multilingual or not is_cjk_text(request.query)
 
-    def _group(self, gen: Generation, request: SearchRequest, terms: QueryTerms,
-               candidates: dict[int, _Candidate]) -> tuple[SessionHit, ...]:
-        by_session: dict[int, list[_Candidate]] = {}
-        for c in sorted(candidates.values(), key=lambda c: -c.fused):
-            by_session.setdefault(c.session_number, []).append(c)
-        ranked = sorted(by_session.values(), key=lambda group: -_session_score(group))
-        groups = [group[: request.messages_per_session] for group in ranked[: request.limit]]
+    def _uses_ranker(self, request: SearchRequest) -> bool:
+        return (self.ranker is not None and request.mode == "hybrid"
+                and request.memory_rank != "relevance" and self.ranker.applies_to(self.embedder.name))
+
+    def _evidence_docs(self, gen: Generation,
+                       groups: list[list[Candidate]]) -> dict[int, StoredDoc]:
+        """The stored documents the ranker reads, by candidate number: each group's best
+        candidate and its best keyword hit."""
+        wanted = [c for g in groups for c in {id(c): c for c in (g[0], _best_keyword(g))}.values()]
+        docs = {c.number: c.hit.doc() for c in wanted if c.hit is not None}
+        keys = [c.key for c in wanted if c.hit is None and c.key]
+        by_key = gen.keyword.fetch(keys) if keys else {}
+        docs.update({c.number: by_key[c.key] for c in wanted if c.key in by_key})
+        return docs
+
+    def _rank(self, found: _Found, request: SearchRequest
+              ) -> tuple[list[list[Candidate]], list[float], dict[int, StoredDoc]]:
+        """Session groups best first, with their scores: the learned ranker's probabilities above
+        its floor, or else the fused session scores."""
+        ranked = _by_session(found.candidates)
+        if not self._uses_ranker(request) or not ranked:
+            ranked = ranked[: request.limit]
+            return ranked, [session_score(g) for g in ranked], {}
+        assert self.ranker is not None
+        ranked = ranked[: max(request.limit, self.ranker.candidates)]
+        docs = self._evidence_docs(found.gen, ranked)
+        ranked = [g for g in ranked if g[0].number in docs]
+        rows = _features(ranked, docs, found.context)
+        probabilities = self.ranker.probabilities(rows).tolist()
+        kept = self.ranker.kept(probabilities)[: request.limit]
+        return [ranked[i] for i in kept], [probabilities[i] for i in kept], docs
+
+    def _group(self, found: _Found, request: SearchRequest) -> tuple[SessionHit, ...]:
+        gen, terms = found.gen, found.terms
+        ranked, scores, docs = self._rank(found, request)
+        groups = [group[: request.messages_per_session] for group in ranked]
         # Only the documents shown are read: keyword hits by address, the rest in one fetch by
         # key, with each session's own document for its title.
-        docs = {c.number: c.hit.doc() for shown in groups for c in shown if c.hit is not None}
+        docs.update({c.number: c.hit.doc() for shown in groups for c in shown
+                     if c.hit is not None and c.number not in docs})
         session_ids = [_session_id(shown, docs) for shown in groups]
         by_key = {doc.key: doc for doc in docs.values()}
         wanted = [c.key for shown in groups for c in shown if c.hit is None and c.key]
         wanted += [f"{sid}\x1f" for sid in session_ids if sid]
         by_key.update(gen.keyword.fetch([key for key in wanted if key not in by_key]))
         results = []
-        for session_id, shown, group in zip(session_ids, groups, ranked, strict=False):
+        for session_id, shown, group, score in zip(session_ids, groups, ranked, scores, strict=True):
             header = by_key.get(f"{session_id}\x1f")
             looked_up = [(c, docs.get(c.number) or by_key.get(c.key or "")) for c in shown]
-            found = [(c, doc) for c, doc in looked_up if doc is not None]
-            first = found[0][1] if found else header
+            shown_docs = [(c, doc) for c, doc in looked_up if doc is not None]
+            first = shown_docs[0][1] if shown_docs else header
             if first is None or session_id is None:
                 continue
             results.append(SessionHit(
                 session_id=session_id,
                 date=_iso_day(first.day),
                 channel=first.channel or None,
-                score=round(_session_score(group), 6),
-                messages=tuple(self._message_hit(doc, c, terms) for c, doc in found),
+                score=round(score, 6),
+                messages=tuple(self._message_hit(doc, c, terms) for c, doc in shown_docs),
                 title=header.text.split("\n", 1)[0][:200] if header else None,
-                score_parts=_parts(group),
+                score_parts=score_parts(group),
             ))
         return tuple(results)
 
     @staticmethod
-    def _message_hit(doc: StoredDoc, c: _Candidate, terms: QueryTerms) -> MessageHit:
+    def _message_hit(doc: StoredDoc, c: Candidate, terms: QueryTerms) -> MessageHit:
         snippet, highlights = make_snippet(doc.text, terms)
         role, memory_type = doc.role, None
         if role.startswith(MEMORY_ROLE_PREFIX):
@@ -342,14 +369,35 @@ class Searcher:
                           score=round(c.fused, 6), highlights=highlights, memory_type=memory_type)
 
 
-def _session_id(shown: list[_Candidate], docs: dict[int, StoredDoc]) -> str | None:
+def _best_keyword(group: list[Candidate]) -> Candidate:
+    ranked = [c for c in group if c.keyword_rank is not None]
+    return min(ranked, key=lambda c: c.keyword_rank or 0) if ranked else group[0]
+
+
+def _features(groups: list[list[Candidate]], docs: dict[int, StoredDoc],
+              context: QueryContext) -> list[list[float]]:
+    days = [docs[g[0].number].day for g in groups]
+    texts = ["\n".join(dict.fromkeys(docs[c.number].text for c in (g[0], _best_keyword(g))
+                                      if c.number in docs)) for g in groups]
+    return session_features(groups, days, texts, context)
+
+
+def _by_session(candidates: dict[int, Candidate]) -> list[list[Candidate]]:
+    """Candidates grouped by session, each group best first, groups by fused session score."""
+    by_session: dict[int, list[Candidate]] = {}
+    for c in sorted(candidates.values(), key=lambda c: -c.fused):
+        by_session.setdefault(c.session_number, []).append(c)
+    return sorted(by_session.values(), key=lambda group: -session_score(group))
+
+
+def _session_id(shown: list[Candidate], docs: dict[int, StoredDoc]) -> str | None:
     for c in shown:
         if c.number in docs:
             return docs[c.number].session_id
     return next((c.session_id for c in shown if c.session_id), None)
 
 
-def _weigh_by_relevance(candidates: dict[int, _Candidate],
+def _weigh_by_relevance(candidates: dict[int, Candidate],
                         lookup: Callable[[list[str]], dict[str, float]]) -> None:
     """Memory hits score match x relevance: of two equal matches, the memory used more and more
     lately comes first. Message hits keep their score."""
@@ -361,24 +409,6 @@ def _weigh_by_relevance(candidates: dict[int, _Candidate],
     for memory_id, c in memories.items():
         c.relevance = found.get(memory_id, 1.0)  # no row yet: indexed before relevance was kept
         c.fused *= c.relevance
-
-
-def _session_score(group: list[_Candidate]) -> float:
-    second = group[1].fused if len(group) > 1 else 0.0
-    return group[0].fused + SECOND_HIT_SHARE * second
-
-
-def _parts(group: list[_Candidate]) -> dict[str, float]:
-    parts: dict[str, float] = {"fused": round(group[0].fused, 6)}
-    keyword = [c.keyword for c in group if c.keyword is not None]
-    vector = [c.vector for c in group if c.vector is not None]
-    if group[0].relevance is not None:
-        parts["relevance"] = round(group[0].relevance, 4)
-    if keyword:
-        parts["keyword"] = round(max(keyword), 4)
-    if vector:
-        parts["vector"] = round(max(vector), 4)
-    return parts
 
 
 def _iso_day(day: int) -> str:

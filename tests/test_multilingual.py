@@ -68,3 +68,38 @@ def test_switching_models_needs_reindex(e5_service: RecallService, e5_dir: Path)
                                    "火星上的紫色大象"])
 def test_e5_nonsense_finds_nothing(e5_service: RecallService, query: str) -> None:
     assert _top(e5_service, query, "hybrid") == []
+
+
+UPGRADE_ZH = "063fbb6a-7c1c-4326-b4de-bb73c5b807f8"  # OpenClaw upgrade, in Chinese
+
+
+def _strict(e5_service: RecallService, e5_dir: Path) -> RecallService:
+    return RecallService(Settings(home=e5_service.data.root, embedder="e5",
+                                  model_cache=e5_dir.parent, ranker="strict"))
+
+
+def test_the_learned_ranker_orders_e5_hybrid_search(e5_service: RecallService) -> None:
+    ranker = e5_service.searcher.ranker
+    assert ranker is not None and ranker.applies_to(e5_service.embedder.name)
+    results = e5_service.search(SearchRequest(query="升级")).results
+    # the one session about upgrading far above those that never mention it
+    assert results[0].session_id == UPGRADE_ZH
+    assert all(results[0].score > 10 * r.score for r in results[1:])
+
+
+@pytest.mark.parametrize(("query", "expected"), [
+    ("升级", [UPGRADE_ZH]),
+    ("Which database did we pick for the bookkeeping side project?", [LEDGERLY_ZH]),
+    ("which dentist did I book", []),  # the archive holds no answer
+])
+def test_strict_ranking_leaves_out_sessions_without_evidence(
+        e5_service: RecallService, e5_dir: Path, query: str, expected: list[str]) -> None:
+    assert _top(_strict(e5_service, e5_dir), query, "hybrid") == expected
+    assert _top(e5_service, query, "hybrid")[:1] == expected[:1] or not expected
+
+
+def test_fused_ranking_is_a_setting_away(e5_service: RecallService, e5_dir: Path) -> None:
+    fused = RecallService(Settings(home=e5_service.data.root, embedder="e5",
+                                   model_cache=e5_dir.parent, ranker="fused"))
+    assert fused.searcher.ranker is None
+    assert _top(fused, "去日本看樱花的旅行安排", "hybrid")[0] == KYOTO_EN

@@ -18,6 +18,7 @@ DOCUMENTED = {
     "RECALL_HOME": None, "RECALL_EMBEDDER": "e5", "RECALL_MODEL_CACHE": None,
     "RECALL_MAX_FILE_MB": 50, "RECALL_BATCH_SESSIONS": 32, "RECALL_LOCK_WAIT": 30,
     "RECALL_API_TOKEN": None, "RECALL_MAX_BODY_MB": 20, "RECALL_MAX_QUERY_CHARS": 2000,
+    "RECALL_RANKER": "learned",
     "RECALL_HTTP_HEADER_TIMEOUT": 10, "RECALL_HTTP_BODY_TIMEOUT": 60, "RECALL_HTTP_KEEP_ALIVE": 5,
     "RECALL_HTTP_MAX_CONNECTIONS": 100, "RECALL_HTTP_MAX_HEADER_KB": 64, "RECALL_LLM_URL": None,
     "RECALL_LLM_MODEL": "gpt-4o-mini", "RECALL_LLM_API_KEY": None, "RECALL_LLM_TIMEOUT": 60,
@@ -41,6 +42,7 @@ BAD = [
     ("RECALL_HTTP_MAX_HEADER_KB", "-1", POSITIVE), ("RECALL_LLM_TIMEOUT", "0", POSITIVE),
     ("RECALL_LLM_TIMEOUT", "1m", NUMBER),
     ("RECALL_LIVE_SUMMARY", "abstractive", "must be 'extractive' or 'llm'"),
+    ("RECALL_RANKER", "smart", "must be 'learned', 'strict' or 'fused'"),
     ("RECALL_RETENTION_FULL_DAYS", "-1", NOT_NEGATIVE), ("RECALL_RETENTION_FULL_DAYS", "soon", WHOLE),
     ("RECALL_RETENTION_SUMMARY_DAYS", "-7", NOT_NEGATIVE),
     ("RECALL_RELEVANCE_DECAY_RATE", "1", "must be at least 0 and below 1"),
@@ -86,6 +88,9 @@ def test_every_variable_is_read(setting: SettingInfo) -> None:
     if setting.name == "live_summary":  # a fixed set of values, and 'llm' needs an endpoint
         raw = expected = "llm"
         env = {setting.env: raw, "RECALL_LLM_URL": "http://localhost:1/v1"}
+    if setting.name == "ranker":  # a fixed set of values
+        raw = expected = "fused"
+        env = {setting.env: raw}
     value = getattr(Settings.from_env(env), setting.name)
     assert value == expected and value != setting.default
 

@@ -27,6 +27,7 @@ from indexer.ingest.progress import silent_progress
 from indexer.stores.layout import DataDir
 from models import RecallError, SearchRequest, SearchResponse
 from search.digest import Digest, build_digest, period_range
+from search.ranker import learned_ranker
 from search.searcher import Searcher
 
 if TYPE_CHECKING:  # the write path and the model are loaded when first needed
@@ -52,7 +53,8 @@ class RecallService:
         self.relevance = MemoryRelevance(self.data, settings, self.ingestor)
         self.searcher = Searcher(self.data, lambda: self.embedder,
                                  max_query_chars=settings.max_query_chars,
-                                 memory_relevance=self.relevance.current)
+                                 memory_relevance=self.relevance.current,
+                                 ranker=learned_ranker(settings.ranker))
         self.memories = SessionMemories(self.archive, settings, lambda: self.embedder)
         self.snapshots = Snapshots(self.archive, self.memories, self.relevance,
                                    lambda: self.embedder, self._mark_recovered)

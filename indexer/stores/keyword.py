@@ -235,6 +235,12 @@ class KeywordIndex:
         # both kinds: BM25 scores of two indexes, each with its own term statistics
         return hits if len(shards) == 1 else heapq.nlargest(limit, hits, key=lambda h: h.score)
 
+    def document_frequencies(self, terms: Iterable[str]) -> tuple[dict[str, int], int]:
+        """How many message documents hold each body term, and how many there are: the rarity
+        of a query's words (search/ranker.py)."""
+        searcher = self.messages.index.searcher()
+        return ({term: searcher.doc_freq("body", term) for term in terms}, searcher.num_docs)
+
     def fetch(self, keys: Sequence[str]) -> dict[str, StoredDoc]:
         found: dict[str, StoredDoc] = {}
         for shard in self.shards:  # memories only for keys the messages did not hold

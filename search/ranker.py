@@ -1,0 +1,198 @@
+"""A learned session ranker: a logistic model over what the search already knows of each
+session (keyword and vector evidence, ranks, named days, recency), in place of hand-set weights.
+
+The model is a versioned JSON file (search/learned/), trained by scripts/train_ranker.py on
+LoCoMo's tuned conversations and the tune half of eval/, and read without any network. It only
+applies to the embedders it was trained with, in hybrid mode; otherwise, or when the file is
+missing or damaged, the fused score ranks as before.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import logging
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from indexer.text.analysis import QueryTerms, analyze, is_cjk_text
+from search.candidates import Candidate, session_score
+from search.query_intent import asks_for_latest
+
+if TYPE_CHECKING:
+    import numpy as np
+
+__all__ = ["DEFAULT_MODEL", "FEATURES", "QueryContext", "Ranker", "coverage", "learned_ranker",
+           "query_term_list", "session_features"]
+
+log = logging.getLogger(__name__)
+
+DEFAULT_MODEL = Path(__file__).with_name("learned") / "ranker.json"
+FORMAT = 1
+MARGIN_SCALE = 10.0  # margins above the background are hundredths of cosine
+
+FEATURES = (
+    "score",                 # fused session score / the best one of the query
+    "inverse_rank",          # 1 / rank by the fused score
+    "keyword",               # best BM25 score in the session / the best of the query
+    "keyword_inverse_rank",  # 1 / best keyword rank
+    "same_margin",           # best rise above the background, query's language
+    "other_margin",          # the same in the other language
+    "same_found",
+    "other_found",
+    "named_day",             # found inside the days the query names
+    "hits",                  # log(1 + candidates in the session)
+    "recency",               # 1 newest ... 0 oldest of the sessions ranked
+    "latest_recency",        # recency, when the query asks how things stand now
+    "words_unknown",         # no query word occurs in the archive
+    "coverage",              # share of the query's word weight (idf) in the session's best texts
+    "missing",               # share of the query's word weight the archive never holds
+    "cjk_other_margin",      # other_margin, for a Chinese query
+    "cjk_keyword",           # keyword, for a Chinese query
+)
+
+
+@dataclass(frozen=True, slots=True)
+class QueryContext:
+    asks_latest: bool
+    words_known: bool
+    is_cjk: bool = False
+    # each query term's weight (inverse document frequency), and the share of that weight in
+    # terms no message holds
+    term_weights: dict[str, float] = field(default_factory=dict)
+    missing: float = 0.0
+
+    @classmethod
+    def of(cls, query: str, terms: QueryTerms, frequencies: dict[str, int], documents: int,
+           *, words_known: bool) -> QueryContext:
+        weights = {t: math.log(1.0 + documents / (df + 1)) for t, df in frequencies.items()}
+        total = sum(weights.values()) or 1.0
+        missing = sum(w for t, w in weights.items() if frequencies[t] == 0) / total
+        return cls(asks_latest=asks_for_latest(query), words_known=words_known,
+                   is_cjk=is_cjk_text(query), term_weights=weights, missing=missing)
+
+
+def query_term_list(terms: QueryTerms) -> list[str]:
+    """The query terms whose rarity and coverage the features weigh."""
+    return list(dict.fromkeys([*terms.body, *terms.chars]))
+
+
+def coverage(text: str, weights: dict[str, float]) -> float:
+    """The share of the query's term weight that occurs in `text`."""
+    total = sum(weights.values())
+    if not total:
+        return 0.0
+    analyzed = analyze(text)
+    present = set(analyzed.body) | set(analyzed.chars)
+    return sum(w for t, w in weights.items() if t in present) / total
+
+
+def session_features(groups: list[list[Candidate]], days: list[int], texts: list[str],
+                     context: QueryContext) -> list[list[float]]:
+    """One row of FEATURES per session group (candidates best first), in the order given, with
+    each session's day and the text of its best candidates."""
+    best_score = max((session_score(g) for g in groups), default=0.0) or 1.0
+    best_keyword = max((c.keyword for g in groups for c in g if c.keyword is not None),
+                       default=0.0) or 1.0
+    newest_first = sorted(set(days), reverse=True)
+    span = max(1, len(newest_first) - 1)
+    rows = []
+    for rank, (group, day, text) in enumerate(zip(groups, days, texts, strict=True), start=1):
+        keyword = max((c.keyword for c in group if c.keyword is not None), default=None)
+        keyword_rank = min((c.keyword_rank for c in group if c.keyword_rank is not None),
+                           default=None)
+        same = max((c.same_margin for c in group if c.same_margin is not None), default=None)
+        other = max((c.other_margin for c in group if c.other_margin is not None), default=None)
+        recency = 1.0 - newest_first.index(day) / span if len(newest_first) > 1 else 1.0
+        rows.append([
+            session_score(group) / best_score,
+            1.0 / rank,
+            (keyword or 0.0) / best_keyword,
+            1.0 / keyword_rank if keyword_rank else 0.0,
+            MARGIN_SCALE * (same or 0.0),
+            MARGIN_SCALE * (other or 0.0),
+            float(same is not None),
+            float(other is not None),
+            float(any(c.on_named_day for c in group)),
+            math.log1p(len(group)),
+            recency,
+            recency if context.asks_latest else 0.0,
+            0.0 if context.words_known else 1.0,
+            coverage(text, context.term_weights),
+            context.missing,
+            MARGIN_SCALE * (other or 0.0) if context.is_cjk else 0.0,
+            (keyword or 0.0) / best_keyword if context.is_cjk else 0.0,
+        ])
+    return rows
+
+
+@dataclass(frozen=True)
+class Ranker:
+    """p(relevant) = sigmoid(bias + weights . features). A search answers nothing when its best
+    session is under `answer_floor` (the archive likely does not hold the answer), and leaves out
+    each session under `keep_floor` (no real evidence)."""
+
+    version: str
+    embedders: tuple[str, ...]
+    weights: tuple[float, ...]
+    bias: float
+    answer_floor: float
+    keep_floor: float
+    candidates: int  # how many sessions, by fused score, it ranks
+
+    @classmethod
+    def load(cls, path: Path = DEFAULT_MODEL) -> Ranker | None:
+        """The model at `path`, or None (the fused score ranks) when it is missing, damaged or
+        made for other features."""
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            if data["format"] != FORMAT or tuple(data["features"]) != FEATURES:
+                raise ValueError(f"made for format {data['format']} and other features")
+            ranker = cls(version=str(data["version"]), embedders=tuple(data["embedders"]),
+                         weights=tuple(float(w) for w in data["weights"]),
+                         bias=float(data["bias"]), answer_floor=float(data["answer_floor"]),
+                         keep_floor=float(data["keep_floor"]),
+                         candidates=int(data["candidates"]))
+        except FileNotFoundError:
+            return None
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            log.warning("learned ranker %s not used, the fused score ranks: %s", path, exc)
+            return None
+        if len(ranker.weights) != len(FEATURES):
+            log.warning("learned ranker %s not used: %d weights for %d features", path,
+                        len(ranker.weights), len(FEATURES))
+            return None
+        return ranker
+
+    def without_floors(self) -> Ranker:
+        """The same ranking, every candidate session shown."""
+        return dataclasses.replace(self, answer_floor=0.0, keep_floor=0.0)
+
+    def applies_to(self, embedder_name: str) -> bool:
+        return embedder_name in self.embedders
+
+    def kept(self, probabilities: list[float]) -> list[int]:
+        """The indexes of the sessions shown, most probable first (ties: the given order)."""
+        order = sorted(range(len(probabilities)), key=lambda i: (-probabilities[i], i))
+        if not order or probabilities[order[0]] < self.answer_floor:
+            return []
+        return [i for i in order if probabilities[i] >= self.keep_floor]
+
+    def probabilities(self, rows: list[list[float]]) -> np.ndarray:
+        import numpy as np
+
+        x = np.asarray(rows, dtype=np.float64).reshape(len(rows), len(FEATURES))
+        return 1.0 / (1.0 + np.exp(-(x @ np.asarray(self.weights) + self.bias)))
+
+
+def learned_ranker(mode: str, path: Path = DEFAULT_MODEL) -> Ranker | None:
+    """The ranker of a RECALL_RANKER mode: "learned" ranks and shows every candidate, "strict"
+    also applies the model's floors, "fused" (or no model) leaves ranking to the fused score."""
+    if mode == "fused":
+        return None
+    ranker = Ranker.load(path)
+    if ranker is None or mode == "strict":
+        return ranker
+    return ranker.without_floors()
