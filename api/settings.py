@@ -113,9 +113,9 @@ class Settings:
         POSITIVE)
     ranker: str = setting("RECALL_RANKER", "learned", (
         "how hybrid search orders sessions: 'learned' (the model in search/learned/, for the "
-        "embedder it was trained with), 'strict' (the same, and results without real evidence "
-        "are left out: fewer wrong results, some right ones lost) or 'fused' (hand-set rank "
-        "fusion)"), RANKER_MODE)
+        "embedder it was trained with), 'strict' (the same, and every search as with --strict: "
+        "results without real evidence are left out, nothing when the archive likely holds no "
+        "answer) or 'fused' (hand-set rank fusion)"), RANKER_MODE)
     http_header_timeout: float = setting("RECALL_HTTP_HEADER_TIMEOUT", 10.0, (
         "`recall serve`: seconds a client has to send a request's line and headers, from "
         "connecting (or from the first byte of its next request); then the connection is closed"),

@@ -3,7 +3,9 @@
     python benchmarks/latency.py --bench ../shared/bench --home /tmp/recall-bench/locomo-e5 [--embedder e5]
 
 Uses an already indexed data dir (benchmarks/retrieval.py builds one). Each query runs once to
-warm up, then the timed pass; the keyword mode is the in-process baseline for the others.
+warm up, then the timed pass; the keyword mode is the in-process baseline for the others. Hybrid
+runs once per session ranking (RECALL_RANKER fused, learned, strict), the three taking turns on
+each query so that a slower minute of the machine falls on all of them alike.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from api import RecallService, Settings
 from models import SearchFilters, SearchRequest
+from search.ranker import learned_ranker
 
 
 def main() -> None:
@@ -33,20 +36,27 @@ def main() -> None:
     service.search(SearchRequest(query="warm up"))
     filters = {"none": SearchFilters(), "date range": SearchFilters(since="2023-05-01", until="2023-08-31")}
     baseline = None
-    print(f"{'mode':<10}{'filter':<12}{'p50 ms':>8}{'p95 ms':>8}{'x keyword':>11}")
+    print(f"{'mode':<16}{'filter':<12}{'p50 ms':>8}{'p95 ms':>8}{'x keyword':>11}")
+    rankers = {"fused": learned_ranker("fused"), "learned": learned_ranker("learned"),
+               "strict": learned_ranker("strict")}
     for mode in ("keyword", "vector", "hybrid"):
         for name, f in filters.items():
             for q in queries[:5]:
                 service.search(SearchRequest(query=q, mode=mode, filters=f))
-            times = []
+            rows = rankers if mode == "hybrid" else {"": service.searcher.ranker}
+            times: dict[str, list[float]] = {label: [] for label in rows}
             for q in queries:
-                started = time.perf_counter()
-                service.search(SearchRequest(query=q, mode=mode, filters=f))
-                times.append((time.perf_counter() - started) * 1000)
-            p50 = statistics.median(times)
-            p95 = sorted(times)[int(0.95 * len(times)) - 1]
-            baseline = baseline or p50
-            print(f"{mode:<10}{name:<12}{p50:>8.1f}{p95:>8.1f}{p50 / baseline:>10.1f}x")
+                for label, ranker in rows.items():
+                    service.searcher.ranker = ranker
+                    started = time.perf_counter()
+                    service.search(SearchRequest(query=q, mode=mode, filters=f))
+                    times[label].append((time.perf_counter() - started) * 1000)
+            for label, found in times.items():
+                p50 = statistics.median(found)
+                p95 = sorted(found)[int(0.95 * len(found)) - 1]
+                baseline = baseline or p50
+                print(f"{(mode + ' ' + label).strip():<16}{name:<12}{p50:>8.1f}{p95:>8.1f}"
+                      f"{p50 / baseline:>10.1f}x")
 
 
 if __name__ == "__main__":

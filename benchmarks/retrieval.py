@@ -66,6 +66,29 @@ def adversarial_no_match(service: RecallService, bench: Path, speakers: dict[str
     return out
 
 
+def elsewhere_no_match(systems: dict[str, System], queries: list[dict],
+                       speakers: dict[str, list[str]]) -> dict[str, dict[str, float]]:
+    """How often each recall system answers nothing when a LoCoMo question is asked within the
+    next conversation of its split, where it has no answer; per split."""
+    by_split: dict[str, list[str]] = defaultdict(list)
+    for c in sorted(speakers, key=int):
+        by_split[_split(c)].append(c)
+    out: dict[str, dict[str, float]] = {}
+    for system_name, system in systems.items():
+        if not system_name.startswith("recall"):
+            continue
+        empty: dict[str, list[bool]] = defaultdict(list)
+        for q in queries:
+            split = _split(q["conversation"])
+            convs = by_split[split]
+            other = convs[(convs.index(q["conversation"]) + 1) % len(convs)]
+            empty[split].append(not system(q["query"], speakers[other][0]).sessions)
+        out[system_name] = {split: statistics.mean(found) for split, found in empty.items()}
+        print(f"LoCoMo questions asked in another conversation, answered with nothing by "
+              f"{system_name}: " + ", ".join(f"{k[7:]} {v:.3f}" for k, v in out[system_name].items()))
+    return out
+
+
 def load_queries(bench: Path, name: str) -> list[dict]:
     queries = []
     for line in (bench / name / "queries.jsonl").read_text().splitlines():
@@ -182,6 +205,7 @@ def run_set(args: argparse.Namespace, name: str) -> dict[str, dict[str, dict]]:
     results: dict[str, dict[str, dict]] = {}
     if name == "locomo" and "hybrid" in args.modes.split(","):
         results["adversarial"] = adversarial_no_match(service, args.bench, speakers)
+        results["elsewhere"] = elsewhere_no_match(systems, queries, speakers)
     for setting, participant_for in settings.items():
         for system_name, system in systems.items():
             result = evaluate(system, queries, participant_for)
@@ -194,7 +218,7 @@ def summary_rows(results: dict) -> list[tuple[str, dict[str, float]]]:
     """(label, {system: value}) for the compact side-by-side table."""
     rows = []
     for setting, per_system in results.get("locomo", {}).items():
-        if setting == "adversarial":
+        if setting in ("adversarial", "elsewhere"):
             continue
         for metric in ("R@5", "R@10", "MRR", "msgR@10"):
             rows.append((f"LoCoMo {setting} {metric}",
@@ -202,6 +226,11 @@ def summary_rows(results: dict) -> list[tuple[str, dict[str, float]]]:
         for split in sorted(g for g in next(iter(per_system.values()))["groups"] if g.startswith("split")):
             rows.append((f"LoCoMo {setting} R@5 {split[7:]}",
                          {s: r["groups"][split]["R@5"] for s, r in per_system.items()}))
+    for split in ("split: tuned 26-44", "split: held-out 47-50"):
+        elsewhere = results.get("locomo", {}).get("elsewhere", {})
+        if elsewhere:
+            rows.append((f"LoCoMo asked elsewhere, empty, {split[7:]}",
+                         {s: v[split] for s, v in elsewhere.items()}))
     if "pooled" in results.get("locomo", {}):
         rows.append((f"LoCoMo pooled {LATENCY}",
                      {s: r["median_ms"] for s, r in results["locomo"]["pooled"].items()}))

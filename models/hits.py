@@ -43,6 +43,9 @@ class SearchRequest(msgspec.Struct, frozen=True, omit_defaults=True):
     limit: int = 10
     messages_per_session: int = 3
     memory_rank: MemoryRank = "match"
+    # only sessions with real evidence, and nothing when the archive likely holds no answer
+    # (the learned ranker's strict floors, search/ranker.py)
+    strict: bool = False
 
 
 class MessageHit(msgspec.Struct, frozen=True):

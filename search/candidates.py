@@ -11,8 +11,8 @@ if TYPE_CHECKING:
     from indexer.stores.keyword import KeywordHit
     from indexer.stores.vector import VectorHit
 
-__all__ = ["SECOND_HIT_SHARE", "Candidate", "from_keyword", "from_vector", "score_parts",
-           "session_score"]
+__all__ = ["SECOND_HIT_SHARE", "Candidate", "best_keyword", "by_session", "from_keyword",
+           "from_vector", "score_parts", "session_score"]
 
 # a session's score: its best message plus a share of its second best (more evidence, more trust)
 SECOND_HIT_SHARE = 0.5
@@ -84,3 +84,17 @@ def score_parts(group: list[Candidate]) -> dict[str, float]:
     if vector:
         parts["vector"] = round(max(vector), 4)
     return parts
+
+
+def best_keyword(group: list[Candidate]) -> Candidate:
+    """The candidate of a group that ranked best by keywords (the first one if none did)."""
+    ranked = [c for c in group if c.keyword_rank is not None]
+    return min(ranked, key=lambda c: c.keyword_rank or 0) if ranked else group[0]
+
+
+def by_session(candidates: dict[int, Candidate]) -> list[list[Candidate]]:
+    """Candidates grouped by session, each group best first, groups by fused session score."""
+    by_session: dict[int, list[Candidate]] = {}
+    for c in sorted(candidates.values(), key=lambda c: -c.fused):
+        by_session.setdefault(c.session_number, []).append(c)
+    return sorted(by_session.values(), key=lambda group: -session_score(group))

@@ -18,19 +18,21 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from indexer.text.analysis import QueryTerms, analyze, is_cjk_text
-from search.candidates import Candidate, session_score
+from search.candidates import Candidate, best_keyword, session_score
 from search.query_intent import asks_for_latest
 
 if TYPE_CHECKING:
     import numpy as np
 
-__all__ = ["DEFAULT_MODEL", "FEATURES", "QueryContext", "Ranker", "coverage", "learned_ranker",
-           "query_term_list", "session_features"]
+    from indexer.stores.keyword import StoredDoc
+
+__all__ = ["ANSWER_FEATURES", "DEFAULT_MODEL", "FEATURES", "QueryContext", "Ranker", "answer_row",
+           "coverage", "evidence_features", "learned_ranker", "query_term_list", "session_features"]
 
 log = logging.getLogger(__name__)
 
 DEFAULT_MODEL = Path(__file__).with_name("learned") / "ranker.json"
-FORMAT = 1
+FORMAT = 2
 MARGIN_SCALE = 10.0  # margins above the background are hundredths of cosine
 
 FEATURES = (
@@ -47,7 +49,7 @@ FEATURES = (
     "recency",               # 1 newest ... 0 oldest of the sessions ranked
     "latest_recency",        # recency, when the query asks how things stand now
     "words_unknown",         # no query word occurs in the archive
-    "coverage",              # share of the query's word weight (idf) in the session's best texts
+    "coverage",              # share of the query's word weight (idf) in its best keyword hit
     "missing",               # share of the query's word weight the archive never holds
     "cjk_other_margin",      # other_margin, for a Chinese query
     "cjk_keyword",           # keyword, for a Chinese query
@@ -82,7 +84,7 @@ def query_term_list(terms: QueryTerms) -> list[str]:
 def coverage(text: str, weights: dict[str, float]) -> float:
     """The share of the query's term weight that occurs in `text`."""
     total = sum(weights.values())
-    if not total:
+    if not total or not text:
         return 0.0
     analyzed = analyze(text)
     present = set(analyzed.body) | set(analyzed.chars)
@@ -92,7 +94,7 @@ def coverage(text: str, weights: dict[str, float]) -> float:
 def session_features(groups: list[list[Candidate]], days: list[int], texts: list[str],
                      context: QueryContext) -> list[list[float]]:
     """One row of FEATURES per session group (candidates best first), in the order given, with
-    each session's day and the text of its best candidates."""
+    each session's day and the text of its best keyword hit ("" if none)."""
     best_score = max((session_score(g) for g in groups), default=0.0) or 1.0
     best_keyword = max((c.keyword for g in groups for c in g if c.keyword is not None),
                        default=0.0) or 1.0
@@ -128,19 +130,41 @@ def session_features(groups: list[list[Candidate]], days: list[int], texts: list
     return rows
 
 
+# what the answerability model adds to the best session's FEATURES row
+ANSWER_FEATURES = ("top_logit", "top_gap", "sessions")
+
+
+def evidence_features(groups: list[list[Candidate]], docs: dict[int, StoredDoc],
+                      context: QueryContext) -> list[list[float]]:
+    """session_features from the stored documents read for each group (by candidate number): its
+    best candidate's day, and the text of its best keyword hit (coverage counts words a keyword
+    search found; analyzing only those texts keeps the ranker's cost to a few milliseconds)."""
+    days = [docs[g[0].number].day for g in groups]
+    texts = []
+    for g in groups:
+        best = best_keyword(g)
+        found = best.keyword_rank is not None and best.number in docs
+        texts.append(docs[best.number].text if found else "")
+    return session_features(groups, days, texts, context)
+
+
 @dataclass(frozen=True)
 class Ranker:
-    """p(relevant) = sigmoid(bias + weights . features). A search answers nothing when its best
-    session is under `answer_floor` (the archive likely does not hold the answer), and leaves out
-    each session under `keep_floor` (no real evidence)."""
+    """p(relevant) = sigmoid(bias + weights . features), per session. A second small model says
+    from the best session's row whether the archive answers the query at all: a search under
+    `answer_floor` answers nothing, and sessions under `keep_floor` are left out."""
 
     version: str
     embedders: tuple[str, ...]
     weights: tuple[float, ...]
     bias: float
-    answer_floor: float
-    keep_floor: float
+    answer_weights: tuple[float, ...]  # over ANSWER_FEATURES + FEATURES
+    answer_bias: float
     candidates: int  # how many sessions, by fused score, it ranks
+    # (answer floor, keep floor) per RECALL_RANKER mode, and the pair in use
+    floors: dict[str, tuple[float, float]] = field(default_factory=dict)
+    answer_floor: float = 0.0
+    keep_floor: float = 0.0
 
     @classmethod
     def load(cls, path: Path = DEFAULT_MODEL) -> Ranker | None:
@@ -152,33 +176,46 @@ class Ranker:
                 raise ValueError(f"made for format {data['format']} and other features")
             ranker = cls(version=str(data["version"]), embedders=tuple(data["embedders"]),
                          weights=tuple(float(w) for w in data["weights"]),
-                         bias=float(data["bias"]), answer_floor=float(data["answer_floor"]),
-                         keep_floor=float(data["keep_floor"]),
-                         candidates=int(data["candidates"]))
+                         bias=float(data["bias"]),
+                         answer_weights=tuple(float(w) for w in data["answer_weights"]),
+                         answer_bias=float(data["answer_bias"]),
+                         candidates=int(data["candidates"]),
+                         floors={mode: (float(f["answer"]), float(f["keep"]))
+                                 for mode, f in data["floors"].items()})
         except FileNotFoundError:
             return None
         except (OSError, ValueError, KeyError, TypeError) as exc:
             log.warning("learned ranker %s not used, the fused score ranks: %s", path, exc)
             return None
-        if len(ranker.weights) != len(FEATURES):
+        if (len(ranker.weights) != len(FEATURES)
+                or len(ranker.answer_weights) != len(ANSWER_FEATURES) + len(FEATURES)):
             log.warning("learned ranker %s not used: %d weights for %d features", path,
                         len(ranker.weights), len(FEATURES))
             return None
         return ranker
 
-    def without_floors(self) -> Ranker:
-        """The same ranking, every candidate session shown."""
-        return dataclasses.replace(self, answer_floor=0.0, keep_floor=0.0)
+    def with_floors(self, mode: str) -> Ranker:
+        """The same ranking with the floors of a RECALL_RANKER mode (none if it has none)."""
+        answer, keep = self.floors.get(mode, (0.0, 0.0))
+        return dataclasses.replace(self, answer_floor=answer, keep_floor=keep)
 
     def applies_to(self, embedder_name: str) -> bool:
         return embedder_name in self.embedders
 
-    def kept(self, probabilities: list[float]) -> list[int]:
+    def kept(self, probabilities: list[float], rows: list[list[float]]) -> list[int]:
         """The indexes of the sessions shown, most probable first (ties: the given order)."""
         order = sorted(range(len(probabilities)), key=lambda i: (-probabilities[i], i))
-        if not order or probabilities[order[0]] < self.answer_floor:
+        if not order:
+            return []
+        if self.answer_floor > 0 and self.answerable(probabilities, rows) < self.answer_floor:
             return []
         return [i for i in order if probabilities[i] >= self.keep_floor]
+
+    def answerable(self, probabilities: list[float], rows: list[list[float]]) -> float:
+        """How likely the archive answers the query, from its best session."""
+        return float(1.0 / (1.0 + math.exp(-(
+            sum(w * x for w, x in zip(self.answer_weights, answer_row(probabilities, rows),
+                                      strict=True)) + self.answer_bias))))
 
     def probabilities(self, rows: list[list[float]]) -> np.ndarray:
         import numpy as np
@@ -187,12 +224,20 @@ class Ranker:
         return 1.0 / (1.0 + np.exp(-(x @ np.asarray(self.weights) + self.bias)))
 
 
+def answer_row(probabilities: list[float], rows: list[list[float]]) -> list[float]:
+    """ANSWER_FEATURES and the best session's FEATURES: what the answerability model weighs."""
+    ranked = sorted(probabilities, reverse=True)
+    top = min(max(ranked[0], 1e-9), 1 - 1e-9)
+    best = rows[probabilities.index(ranked[0])]
+    gap = ranked[0] - (ranked[1] if len(ranked) > 1 else 0.0)
+    return [math.log(top / (1 - top)), gap, math.log1p(len(probabilities)), *best]
+
+
 def learned_ranker(mode: str, path: Path = DEFAULT_MODEL) -> Ranker | None:
-    """The ranker of a RECALL_RANKER mode: "learned" ranks and shows every candidate, "strict"
-    also applies the model's floors, "fused" (or no model) leaves ranking to the fused score."""
+    """The ranker of a RECALL_RANKER mode with its floors: "learned" shows every candidate,
+    "strict" answers nothing when the archive likely does not hold the answer and leaves out
+    weak sessions; "fused" (or no model) leaves ranking to the fused score."""
     if mode == "fused":
         return None
     ranker = Ranker.load(path)
-    if ranker is None or mode == "strict":
-        return ranker
-    return ranker.without_floors()
+    return ranker.with_floors(mode) if ranker else None

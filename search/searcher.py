@@ -16,22 +16,27 @@ from indexer.stores.generation import Generation
 from indexer.stores.keyword import KeywordHit, StoredDoc
 from indexer.text.analysis import QueryTerms, analyze_query, is_cjk_text
 from models import (
-    MEMORY_TYPES,
-    SEARCH_SCOPES,
     IndexUnavailable,
-    InvalidQuery,
     MessageHit,
     SearchRequest,
     SearchResponse,
     SessionHit,
 )
-from models.hits import MEMORY_RANKS
 from search.background import Background
-from search.candidates import Candidate, from_keyword, from_vector, score_parts, session_score
+from search.candidates import (
+    Candidate,
+    best_keyword,
+    by_session,
+    from_keyword,
+    from_vector,
+    score_parts,
+    session_score,
+)
 from search.fusion import reciprocal_rank_fusion
 from search.query_dates import query_dates
-from search.ranker import QueryContext, Ranker, learned_ranker, query_term_list, session_features
+from search.ranker import QueryContext, Ranker, evidence_features, learned_ranker, query_term_list
 from search.relevance import is_memory_id
+from search.request_checks import check_request
 from search.snippets import make_snippet
 
 if TYPE_CHECKING:  # the vector side is loaded by the first search that uses it
@@ -134,16 +139,16 @@ class Searcher:
         """The first `count` sessions by fused score for this request, each with the feature row
         the learned ranker weighs (search/ranker.py): what scripts/train_ranker.py learns from."""
         found = self._find(request, weigh_terms=True)
-        ranked = _by_session(found.candidates)[:count]
+        ranked = by_session(found.candidates)[:count]
         docs = self._evidence_docs(found.gen, ranked)
         ranked = [g for g in ranked if g[0].number in docs]
-        rows = _features(ranked, docs, found.context)
+        rows = evidence_features(ranked, docs, found.context)
         return [(docs[g[0].number].session_id, row) for g, row in zip(ranked, rows, strict=True)]
 
     def _find(self, request: SearchRequest, *, weigh_terms: bool) -> _Found:
         """Every ranking's candidates, fused; with weigh_terms, also the rarity of the query's
         terms, which the learned ranker weighs."""
-        _validate(request, self.max_query_chars)
+        check_request(request, self.max_query_chars, MAX_LIMIT)
         gen = self.generation()
         terms = analyze_query(request.query)
         candidates: dict[int, Candidate] = {}
@@ -303,7 +308,7 @@ class Searcher:
                        groups: list[list[Candidate]]) -> dict[int, StoredDoc]:
         """The stored documents the ranker reads, by candidate number: each group's best
         candidate and its best keyword hit."""
-        wanted = [c for g in groups for c in {id(c): c for c in (g[0], _best_keyword(g))}.values()]
+        wanted = [c for g in groups for c in {id(c): c for c in (g[0], best_keyword(g))}.values()]
         docs = {c.number: c.hit.doc() for c in wanted if c.hit is not None}
         keys = [c.key for c in wanted if c.hit is None and c.key]
         by_key = gen.keyword.fetch(keys) if keys else {}
@@ -314,17 +319,18 @@ class Searcher:
               ) -> tuple[list[list[Candidate]], list[float], dict[int, StoredDoc]]:
         """Session groups best first, with their scores: the learned ranker's probabilities above
         its floor, or else the fused session scores."""
-        ranked = _by_session(found.candidates)
+        ranked = by_session(found.candidates)
         if not self._uses_ranker(request) or not ranked:
             ranked = ranked[: request.limit]
             return ranked, [session_score(g) for g in ranked], {}
         assert self.ranker is not None
-        ranked = ranked[: max(request.limit, self.ranker.candidates)]
+        ranker = self.ranker.with_floors("strict") if request.strict else self.ranker
+        ranked = ranked[: max(request.limit, ranker.candidates)]
         docs = self._evidence_docs(found.gen, ranked)
         ranked = [g for g in ranked if g[0].number in docs]
-        rows = _features(ranked, docs, found.context)
-        probabilities = self.ranker.probabilities(rows).tolist()
-        kept = self.ranker.kept(probabilities)[: request.limit]
+        rows = evidence_features(ranked, docs, found.context)
+        probabilities = ranker.probabilities(rows).tolist()
+        kept = ranker.kept(probabilities, rows)[: request.limit]
         return [ranked[i] for i in kept], [probabilities[i] for i in kept], docs
 
     def _group(self, found: _Found, request: SearchRequest) -> tuple[SessionHit, ...]:
@@ -369,27 +375,6 @@ class Searcher:
                           score=round(c.fused, 6), highlights=highlights, memory_type=memory_type)
 
 
-def _best_keyword(group: list[Candidate]) -> Candidate:
-    ranked = [c for c in group if c.keyword_rank is not None]
-    return min(ranked, key=lambda c: c.keyword_rank or 0) if ranked else group[0]
-
-
-def _features(groups: list[list[Candidate]], docs: dict[int, StoredDoc],
-              context: QueryContext) -> list[list[float]]:
-    days = [docs[g[0].number].day for g in groups]
-    texts = ["\n".join(dict.fromkeys(docs[c.number].text for c in (g[0], _best_keyword(g))
-                                      if c.number in docs)) for g in groups]
-    return session_features(groups, days, texts, context)
-
-
-def _by_session(candidates: dict[int, Candidate]) -> list[list[Candidate]]:
-    """Candidates grouped by session, each group best first, groups by fused session score."""
-    by_session: dict[int, list[Candidate]] = {}
-    for c in sorted(candidates.values(), key=lambda c: -c.fused):
-        by_session.setdefault(c.session_number, []).append(c)
-    return sorted(by_session.values(), key=lambda group: -session_score(group))
-
-
 def _session_id(shown: list[Candidate], docs: dict[int, StoredDoc]) -> str | None:
     for c in shown:
         if c.number in docs:
@@ -414,30 +399,3 @@ def _weigh_by_relevance(candidates: dict[int, Candidate],
 def _iso_day(day: int) -> str:
     text = f"{day:08d}"
     return f"{text[:4]}-{text[4:6]}-{text[6:]}"
-
-
-def _validate(request: SearchRequest, max_query_chars: int) -> None:
-    if not request.query.strip():
-        raise InvalidQuery("the query is empty")
-    if len(request.query) > max_query_chars:
-        raise InvalidQuery(f"the query is longer than {max_query_chars} characters")
-    if not 1 <= request.limit <= MAX_LIMIT:
-        raise InvalidQuery(f"limit must be between 1 and {MAX_LIMIT}")
-    if not 1 <= request.messages_per_session <= 20:
-        raise InvalidQuery("messages per session must be between 1 and 20")
-    f = request.filters
-    if f.scope not in SEARCH_SCOPES:
-        raise InvalidQuery(f"scope must be one of {', '.join(SEARCH_SCOPES)}, not {f.scope!r}")
-    if f.memory_type is not None:
-        if f.memory_type not in MEMORY_TYPES:
-            raise InvalidQuery(f"memory type must be one of {', '.join(MEMORY_TYPES)}, "
-                               f"not {f.memory_type!r}")
-        if f.scope == "messages":
-            raise InvalidQuery("a memory type needs the memories scope")
-    if request.memory_rank not in MEMORY_RANKS:
-        raise InvalidQuery(f"memory rank must be one of {', '.join(MEMORY_RANKS)}, "
-                           f"not {request.memory_rank!r}")
-    if request.memory_rank == "relevance" and f.scope == "messages":
-        raise InvalidQuery("ranking by memory relevance needs the memories or all scope")
-    if f.since and f.until and f.since > f.until:
-        raise InvalidQuery(f"since ({f.since}) is after until ({f.until})")

@@ -26,6 +26,13 @@ def test_search_same_shape_as_cli(client: TestClient) -> None:
     assert set(body["results"][0]["messages"][0]) >= {"id", "role", "time", "snippet", "score"}
 
 
+def test_search_strict_is_a_flag(client: TestClient) -> None:
+    # the hash embedder has no learned ranker: strict asks nothing more of it
+    strict = client.get("/v1/search", params={"q": "升级", "strict": "true"})
+    assert strict.status_code == 200
+    assert strict.json() == client.get("/v1/search", params={"q": "升级"}).json()
+
+
 def test_search_filters(client: TestClient) -> None:
     params = {"q": "postgres", "date": "2026-03", "channel": "cli", "mode": "keyword"}
     assert [r["session_id"] for r in client.get("/v1/search", params=params).json()["results"]] == ["t-secrets"]
@@ -112,6 +119,7 @@ def test_stats_health_metrics_schema(client: TestClient) -> None:
         ("get", "/v1/search", {"params": {"q": "x", "limit": "many"}}, 400, "Invalid input",
          "limit: Expected `int`, got `str`"),
         ("get", "/v1/search", {}, 400, "Invalid input", "Missing required query parameter 'q' for path /v1/search"),
+        ("get", "/v1/search", {"params": {"q": "x", "strict": "maybe"}}, 400, "Invalid input", None),
         ("get", "/v1/sessions", {"params": {"offset": -1}}, 400, "Invalid input", "offset: Expected `int` >= 0"),
         ("get", "/v1/sessions/t-en-errors", {"params": {"token_budget": 0}}, 400, "Invalid input",
          "token_budget: Expected `int` >= 1"),

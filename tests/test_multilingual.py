@@ -92,10 +92,18 @@ def test_the_learned_ranker_orders_e5_hybrid_search(e5_service: RecallService) -
     ("Which database did we pick for the bookkeeping side project?", [LEDGERLY_ZH]),
     ("which dentist did I book", []),  # the archive holds no answer
 ])
-def test_strict_ranking_leaves_out_sessions_without_evidence(
-        e5_service: RecallService, e5_dir: Path, query: str, expected: list[str]) -> None:
-    assert _top(_strict(e5_service, e5_dir), query, "hybrid") == expected
-    assert _top(e5_service, query, "hybrid")[:1] == expected[:1] or not expected
+def test_strict_search_leaves_out_sessions_without_evidence(
+        e5_service: RecallService, query: str, expected: list[str]) -> None:
+    strict = [r.session_id for r in e5_service.search(
+        SearchRequest(query=query, limit=3, strict=True)).results]
+    assert strict == expected
+    shown = _top(e5_service, query, "hybrid")
+    assert len(shown) > len(strict) and shown[:1] == (expected[:1] or shown[:1])
+
+
+def test_strict_ranking_is_also_a_setting(e5_service: RecallService, e5_dir: Path) -> None:
+    assert _top(_strict(e5_service, e5_dir), "which dentist did I book", "hybrid") == []
+    assert _top(_strict(e5_service, e5_dir), "升级", "hybrid") == [UPGRADE_ZH]
 
 
 def test_fused_ranking_is_a_setting_away(e5_service: RecallService, e5_dir: Path) -> None:

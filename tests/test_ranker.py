@@ -12,6 +12,7 @@ from indexer.text.analysis import analyze_query
 from search.candidates import Candidate
 from search.query_intent import asks_for_latest
 from search.ranker import (
+    ANSWER_FEATURES,
     DEFAULT_MODEL,
     FEATURES,
     QueryContext,
@@ -26,9 +27,13 @@ E5 = "intfloat/multilingual-e5-small"
 
 
 def _model(path: Path, **changes: object) -> Path:
-    data = {"format": 1, "version": "test", "embedders": [E5], "features": list(FEATURES),
-            "weights": [0.0] * len(FEATURES), "bias": 0.0, "answer_floor": 0.3,
-            "keep_floor": 0.1, "candidates": 30} | changes
+    # answerability: only the best session's probability counts, as its logit
+    answer_weights = [1.0] + [0.0] * (len(ANSWER_FEATURES) - 1 + len(FEATURES))
+    data = {"format": 2, "version": "test", "embedders": [E5], "features": list(FEATURES),
+            "weights": [0.0] * len(FEATURES), "bias": 0.0, "answer_weights": answer_weights,
+            "answer_bias": 0.0, "candidates": 30,
+            "floors": {"learned": {"answer": 0.2, "keep": 0.0},
+                       "strict": {"answer": 0.3, "keep": 0.1}}} | changes
     path.write_text(json.dumps(data))
     return path
 
@@ -40,15 +45,19 @@ def _row(rows: list[list[float]], i: int) -> dict[str, float]:
 def test_the_shipped_model_loads_for_the_default_embedder() -> None:
     ranker = Ranker.load(DEFAULT_MODEL)
     assert ranker is not None and ranker.applies_to(E5) and not ranker.applies_to("hash")
-    assert 0 < ranker.keep_floor <= ranker.answer_floor < 1
-    # what scripts/train_ranker.py learned: keyword coverage of rare words is evidence
+    assert "learned" not in ranker.floors  # the default shows every candidate
+    assert 0 < ranker.floors["strict"][0] < 1 and 0 <= ranker.floors["strict"][1] < 1
+    # what scripts/train_ranker.py learned: the query's rare words found in a session are
+    # evidence, both that it is relevant and that the archive answers the question at all
     weights = dict(zip(FEATURES, ranker.weights, strict=True))
-    assert weights["coverage"] > 0 and weights["missing"] < 0
+    answer_weights = dict(zip((*ANSWER_FEATURES, *FEATURES), ranker.answer_weights, strict=True))
+    assert weights["coverage"] > 0 and answer_weights["coverage"] > 0
 
 
 @pytest.mark.parametrize(("changes", "reason"), [
     ({"features": ["score"]}, "other features"),
-    ({"format": 2}, "other features"),
+    ({"format": 1}, "other features"),
+    ({"answer_weights": [1.0]}, "weights"),
     ({"weights": [1.0]}, "1 weights"),
 ])
 def test_a_model_for_other_features_is_not_used(tmp_path: Path, caplog: pytest.LogCaptureFixture,
@@ -70,17 +79,22 @@ def test_a_missing_or_damaged_model_leaves_ranking_to_fusion(tmp_path: Path,
 def test_floors_drop_weak_sessions_and_answer_nothing_below_the_answer_floor(tmp_path: Path) -> None:
     ranker = Ranker.load(_model(tmp_path / "m.json"))
     assert ranker is not None
-    assert ranker.kept([0.05, 0.5, 0.2, 0.5]) == [1, 3, 2]  # most probable first, ties in order
-    assert ranker.kept([0.25, 0.2]) == []  # best under the answer floor: nothing
-    assert ranker.without_floors().kept([0.25, 0.01]) == [0, 1]
+    strict = ranker.with_floors("strict")
+    rows = [[0.0] * len(FEATURES)] * 4
+    assert strict.kept([0.05, 0.7, 0.2, 0.7], rows) == [1, 3, 2]  # most probable first, ties in order
+    # answerability here is sigmoid(logit(best)) = best: under 0.3, nothing
+    assert strict.kept([0.25, 0.2], rows[:2]) == []
+    assert ranker.with_floors("learned").kept([0.25, 0.01], rows[:2]) == [0, 1]
+    assert ranker.kept([0.01], rows[:1]) == [0]  # loaded without a mode: no floors
+    assert ranker.answerable([0.8, 0.1], rows[:2]) == pytest.approx(0.8)
 
 
 def test_modes_choose_floors_or_fusion(tmp_path: Path) -> None:
     path = _model(tmp_path / "m.json")
     assert learned_ranker("fused", path) is None
     strict, learned = learned_ranker("strict", path), learned_ranker("learned", path)
-    assert strict is not None and strict.answer_floor == 0.3
-    assert learned is not None and learned.answer_floor == learned.keep_floor == 0.0
+    assert strict is not None and (strict.answer_floor, strict.keep_floor) == (0.3, 0.1)
+    assert learned is not None and (learned.answer_floor, learned.keep_floor) == (0.2, 0.0)
     assert learned_ranker("learned", tmp_path / "absent.json") is None
 
 

@@ -48,6 +48,7 @@ COMMANDS = [
     ("search", "升级", "--json"),
     ("search", "postgres", "--mode", "keyword", "--channel", "cli"),
     ("search", "v2.3.1", "--memory-type", "reference", "--json"),
+    ("search", "升级", "--strict", "--json"),
     ("show", UPGRADE),
     ("show", UPGRADE, "--token-budget", "60", "--json"),
     ("memories", UPGRADE, "--types", "project", "--json"),

@@ -45,6 +45,9 @@ __all__ = ["COMMANDS", "print_session", "show"]
 @click.option("--limit", type=int, default=10, show_default=True, help="sessions to return")
 @click.option("--memory-rank", type=click.Choice(["match", "relevance"]),
               help="order memory hits by match (default) or match x memory relevance")
+@click.option("--strict", is_flag=True, default=None,
+              help="only sessions with real evidence, and none when the archive likely holds no "
+                   "answer (fewer wrong results, some right ones missed)")
 @no_server_option
 @json_option
 @pass_run
@@ -88,7 +91,8 @@ def _search(run: Run, server: Remote | None, values: dict[str, Any], query: Any)
     request = search_request(values, query)  # checked here first: the same errors either way
     if server is not None:
         params = {k: values.get(k) for k in REQUEST_KEYS} | {
-            "q": request.query, "scope": request.filters.scope}
+            "q": request.query, "scope": request.filters.scope,
+            "strict": "true" if request.strict else None}
         answer = server.get("/search", params, SearchResponse)
         if answer is not None:
             return answer

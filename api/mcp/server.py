@@ -82,9 +82,13 @@ def build_mcp(service: RecallService) -> MCPServer:
         memory_rank: Annotated[Literal["match", "relevance"], Field(
             description="match (default), or relevance: memories used more, and more lately, "
                         "rank higher (scope memories or all)")] = "match",
+        strict: Annotated[bool, Field(
+            description="true: only sessions with real evidence, and an empty list when the "
+                        "archive likely holds no answer (fewer wrong results, some right ones "
+                        "missed)")] = False,
     ) -> SearchResponse:
         values = {"date": date, "since": since, "until": until, "channel": channel,
-                  "scope": scope, "limit": limit, "memory_rank": memory_rank}
+                  "scope": scope, "limit": limit, "memory_rank": memory_rank, "strict": strict}
         return service.search(search_request(values, query))
 
     @server.tool(annotations=READS, description=(

@@ -12,7 +12,7 @@ from search import check_day, date_range
 __all__ = ["REQUEST_KEYS", "search_request"]
 
 REQUEST_KEYS = ("mode", "date", "since", "until", "channel", "participant", "role", "session",
-                "scope", "memory_type", "limit", "memory_rank")
+                "scope", "memory_type", "limit", "memory_rank", "strict")
 
 
 def search_request(values: dict[str, Any], query: Any) -> SearchRequest:
@@ -44,6 +44,9 @@ def search_request(values: dict[str, Any], query: Any) -> SearchRequest:
     limit = 10 if limit is None else limit
     if not isinstance(limit, int) or isinstance(limit, bool):
         raise InvalidQuery("'limit' must be an integer")
+    strict = values.get("strict")
+    if strict is not None and not isinstance(strict, bool):
+        raise InvalidQuery("'strict' must be true or false")
     # mode is one of the three SearchMode values: checked above
     return SearchRequest(query=query, mode=cast(SearchMode, mode), filters=filters, limit=limit,
-                         memory_rank=values.get("memory_rank") or "match")
+                         memory_rank=values.get("memory_rank") or "match", strict=bool(strict))

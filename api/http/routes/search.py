@@ -41,10 +41,15 @@ def search_route(
     memory_rank: Annotated[MemoryRank, QueryParameter(
         description="match (default), or relevance: memory hits score match x memory relevance "
                     "(needs scope memories or all)")] = "match",
+    strict: Annotated[bool, QueryParameter(
+        description="only sessions with real evidence, and none when the archive likely holds "
+                    "no answer: fewer wrong results, some right ones missed (hybrid search with "
+                    "the learned ranker; RECALL_RANKER=strict makes it the default)")] = False,
 ) -> SearchResponse:
     values = {"mode": mode, "date": date, "since": since, "until": until, "channel": channel,
               "participant": participant, "role": role, "session": session, "scope": search_scope,
-              "memory_type": memory_type, "limit": limit, "memory_rank": memory_rank}
+              "memory_type": memory_type, "limit": limit, "memory_rank": memory_rank,
+              "strict": strict}
     return service.search(search_request(values, q))
 
 
