@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from indexer.stores.documents import id_number
+from search.relevance import is_memory_id
 
 if TYPE_CHECKING:
     from indexer.stores.keyword import KeywordHit
     from indexer.stores.vector import VectorHit
 
 __all__ = ["SECOND_HIT_SHARE", "Candidate", "best_keyword", "by_session", "from_keyword",
-           "from_vector", "score_parts", "session_score"]
+           "from_vector", "score_parts", "session_score", "weigh_by_relevance"]
 
 # a session's score: its best message plus a share of its second best (more evidence, more trust)
 SECOND_HIT_SHARE = 0.5
@@ -98,3 +100,17 @@ def by_session(candidates: dict[int, Candidate]) -> list[list[Candidate]]:
     for c in sorted(candidates.values(), key=lambda c: -c.fused):
         by_session.setdefault(c.session_number, []).append(c)
     return sorted(by_session.values(), key=lambda group: -session_score(group))
+
+
+def weigh_by_relevance(candidates: dict[int, Candidate],
+                       lookup: Callable[[list[str]], dict[str, float]]) -> None:
+    """Memory hits score match x relevance: of two equal matches, the memory used more and more
+    lately comes first. Message hits keep their score."""
+    for c in candidates.values():
+        c.learn_ids()  # ranking by relevance needs every hit's ids
+    memories = {c.message_id: c for c in candidates.values()
+                if c.message_id and c.session_id and is_memory_id(c.session_id, c.message_id)}
+    found = lookup(list(memories)) if memories else {}
+    for memory_id, c in memories.items():
+        c.relevance = found.get(memory_id, 1.0)  # no row yet: indexed before relevance was kept
+        c.fused *= c.relevance

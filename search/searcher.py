@@ -31,11 +31,11 @@ from search.candidates import (
     from_vector,
     score_parts,
     session_score,
+    weigh_by_relevance,
 )
 from search.fusion import reciprocal_rank_fusion
 from search.query_dates import query_dates
 from search.ranker import QueryContext, Ranker, evidence_features, learned_ranker, query_term_list
-from search.relevance import is_memory_id
 from search.request_checks import check_request
 from search.snippets import make_snippet
 
@@ -83,7 +83,14 @@ class _Found:
     gen: Generation
     terms: QueryTerms
     candidates: dict[int, Candidate]
-    context: QueryContext
+    words_known: bool  # some query word occurs in the archive
+
+    def context(self, query: str) -> QueryContext:
+        """What the learned ranker knows of the query, the rarity of its words included."""
+        frequencies, documents = self.gen.keyword.document_frequencies(
+            query_term_list(self.terms))
+        return QueryContext.of(query, self.terms, frequencies, documents,
+                               words_known=self.words_known)
 
 
 class Searcher:
@@ -132,22 +139,21 @@ class Searcher:
         return self._gen
 
     def search(self, request: SearchRequest) -> SearchResponse:
-        found = self._find(request, weigh_terms=self._uses_ranker(request))
+        found = self._find(request)
         return SearchResponse(request.query, self._group(found, request))
 
     def ranking_rows(self, request: SearchRequest, count: int) -> list[tuple[str, list[float]]]:
         """The first `count` sessions by fused score for this request, each with the feature row
         the learned ranker weighs (search/ranker.py): what scripts/train_ranker.py learns from."""
-        found = self._find(request, weigh_terms=True)
+        found = self._find(request)
         ranked = by_session(found.candidates)[:count]
         docs = self._evidence_docs(found.gen, ranked)
         ranked = [g for g in ranked if g[0].number in docs]
-        rows = evidence_features(ranked, docs, found.context)
+        rows = evidence_features(ranked, docs, found.context(request.query))
         return [(docs[g[0].number].session_id, row) for g, row in zip(ranked, rows, strict=True)]
 
-    def _find(self, request: SearchRequest, *, weigh_terms: bool) -> _Found:
-        """Every ranking's candidates, fused; with weigh_terms, also the rarity of the query's
-        terms, which the learned ranker weighs."""
+    def _find(self, request: SearchRequest) -> _Found:
+        """Every ranking's candidates, fused."""
         check_request(request, self.max_query_chars, MAX_LIMIT)
         gen = self.generation()
         terms = analyze_query(request.query)
@@ -200,13 +206,8 @@ class Searcher:
         for number, score in reciprocal_rank_fusion(rankings, weights, k=RRF_K):
             candidates[number].fused = score
         if request.memory_rank == "relevance" and self.memory_relevance is not None:
-            _weigh_by_relevance(candidates, self.memory_relevance)
-        context = QueryContext(asks_latest=False, words_known=words_known)
-        if weigh_terms:
-            frequencies, documents = gen.keyword.document_frequencies(query_term_list(terms))
-            context = QueryContext.of(request.query, terms, frequencies, documents,
-                                      words_known=words_known)
-        return _Found(gen, terms, candidates, context)
+            weigh_by_relevance(candidates, self.memory_relevance)
+        return _Found(gen, terms, candidates, words_known)
 
     def _date_rankings(self, gen: Generation, request: SearchRequest, terms: QueryTerms,
                        vector: np.ndarray | None,
@@ -328,7 +329,7 @@ class Searcher:
         ranked = ranked[: max(request.limit, ranker.candidates)]
         docs = self._evidence_docs(found.gen, ranked)
         ranked = [g for g in ranked if g[0].number in docs]
-        rows = evidence_features(ranked, docs, found.context)
+        rows = evidence_features(ranked, docs, found.context(request.query))
         probabilities = ranker.probabilities(rows).tolist()
         kept = ranker.kept(probabilities, rows)[: request.limit]
         return [ranked[i] for i in kept], [probabilities[i] for i in kept], docs
@@ -380,20 +381,6 @@ def _session_id(shown: list[Candidate], docs: dict[int, StoredDoc]) -> str | Non
         if c.number in docs:
             return docs[c.number].session_id
     return next((c.session_id for c in shown if c.session_id), None)
-
-
-def _weigh_by_relevance(candidates: dict[int, Candidate],
-                        lookup: Callable[[list[str]], dict[str, float]]) -> None:
-    """Memory hits score match x relevance: of two equal matches, the memory used more and more
-    lately comes first. Message hits keep their score."""
-    for c in candidates.values():
-        c.learn_ids()  # ranking by relevance needs every hit's ids
-    memories = {c.message_id: c for c in candidates.values()
-                if c.message_id and c.session_id and is_memory_id(c.session_id, c.message_id)}
-    found = lookup(list(memories)) if memories else {}
-    for memory_id, c in memories.items():
-        c.relevance = found.get(memory_id, 1.0)  # no row yet: indexed before relevance was kept
-        c.fused *= c.relevance
 
 
 def _iso_day(day: int) -> str:
