@@ -2,7 +2,7 @@
 
     python benchmarks/import_speed.py [--messages 10000] [--json]
 
-For each format (Claude Code, OpenClaw, ChatGPT) it generates a transcript set of about
+For each format (Claude Code, Codex, OpenClaw, ChatGPT) it generates a transcript set of about
 --messages messages in a temporary folder (seeded, so every run reads the same text), then times
   read     the format reader alone (sources.load_file: decode, JSON, branch choice, tool clipping)
   parse    read + redaction + normalization into a Session (what an import does before writing)
@@ -164,7 +164,48 @@ def chatgpt(folder: Path, sessions: int, rng: random.Random) -> None:
     path.write_text(json.dumps(conversations, ensure_ascii=False, separators=(",", ":")), "utf-8")
 
 
-GENERATORS = {"claude-code": claude_code, "openclaw": openclaw, "chatgpt": chatgpt}
+def codex(folder: Path, sessions: int, rng: random.Random) -> None:
+    for s in range(sessions):
+        sid = f"22222222-0000-4000-8000-{s:012d}"
+        base = 1767225600 + s * 86400
+
+        def line(kind: str, payload: dict[str, Any], i: int, base: float = base) -> dict[str, Any]:
+            return {"timestamp": ts(base, i), "type": kind, "payload": payload}
+
+        def message(role: str, body: str, kind: str) -> dict[str, Any]:
+            return {"type": "message", "role": role, "content": [{"type": kind, "text": body}]}
+
+        lines = [line("session_meta", {"id": sid, "timestamp": ts(base, 0), "cwd": "/home/lin/app",
+                                       "cli_version": "0.63.0"}, 0),
+                 line("response_item", message("user", "<environment_context>cwd</environment_context>",
+                                               "input_text"), 0)]
+        i = 0
+        while i < MESSAGES_PER_SESSION:
+            prompt, answer = text(rng), text(rng)
+            lines.append(line("turn_context", {"cwd": "/home/lin/app", "model": "gpt-5-codex"}, i))
+            lines.append(line("response_item", message("user", prompt, "input_text"), i))
+            lines.append(line("event_msg", {"type": "user_message", "message": prompt}, i))
+            if rng.random() < 0.3:
+                lines.append(line("response_item", {"type": "reasoning", "summary": [
+                    {"type": "summary_text", "text": text(rng)}]}, i + 1))
+            if rng.random() < 0.5:
+                call = f"call_{s}_{i}"
+                lines.append(line("response_item", {"type": "function_call", "name": "shell",
+                                                    "call_id": call, "arguments": json.dumps(
+                                                        {"command": ["pytest", "-q"]})}, i + 1))
+                lines.append(line("response_item", {"type": "function_call_output", "call_id": call,
+                                                    "output": text(rng) * 3}, i + 2))
+                i += 1
+            lines.append(line("response_item", message("assistant", answer, "output_text"), i + 1))
+            lines.append(line("event_msg", {"type": "agent_message", "message": answer}, i + 1))
+            i += 2
+        body = "".join(json.dumps(x, ensure_ascii=False) + "\n" for x in lines)
+        path = folder / "sessions" / "2026" / "01" / "01" / f"rollout-2026-01-01T00-00-00-{sid}.jsonl"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(body, "utf-8")
+
+
+GENERATORS = {"claude-code": claude_code, "codex": codex, "openclaw": openclaw, "chatgpt": chatgpt}
 
 
 def measure(fmt: str, folder: Path, sessions: int) -> dict[str, Any]:
@@ -193,8 +234,8 @@ def skipped_shares() -> list[dict[str, Any]]:
     """Per format: what share of the sample fixtures' lines (ChatGPT: mapping nodes) each skip
     reason covers. Block-level reasons (a thinking block) are counted too, against the same base."""
     out = []
-    for fmt, root in (("claude-code", FIXTURES / "claude-code"), ("openclaw", FIXTURES / "openclaw"),
-                      ("chatgpt", FIXTURES / "chatgpt")):
+    for fmt, root in (("claude-code", FIXTURES / "claude-code"), ("codex", FIXTURES / "codex"),
+                      ("openclaw", FIXTURES / "openclaw"), ("chatgpt", FIXTURES / "chatgpt")):
         units, reasons = 0, Counter[str]()
         for path in candidate_files(fmt, [root]):
             body = decode(path.read_bytes(), 10**9)

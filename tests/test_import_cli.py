@@ -32,6 +32,7 @@ def recall(recall, user_home: Path, data: Path, monkeypatch: pytest.MonkeyPatch)
     monkeypatch.setenv("RECALL_HOME", str(data))
     monkeypatch.setenv("HOME", str(user_home))
     monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
+    monkeypatch.delenv("CODEX_HOME", raising=False)
     return recall
 
 
@@ -69,6 +70,13 @@ def test_default_locations(recall, user_home: Path) -> None:
     assert missing.returncode == 1
     assert f"no claude-code transcripts at {user_home / '.claude' / 'projects'}" in missing.stderr
 
+    missing = recall("import", "codex", ok=False)
+    assert f"no codex transcripts at {user_home / '.codex' / 'sessions'} or " in missing.stderr
+    # Codex keeps sessions/ and archived_sessions/; either one is enough
+    shutil.copytree(FORMATS / "codex" / "sessions", user_home / ".codex" / "sessions")
+    out = json.loads(recall("import", "codex", "--dry-run", "--json").stdout)
+    assert (out["files"], len(out["sessions"])) == (2, 2)
+
     downloads = user_home / "Downloads" / "chatgpt-export-2026-03"
     downloads.mkdir(parents=True)
     shutil.copy(GPT, downloads / "conversations.json")
@@ -95,9 +103,10 @@ def test_import_then_search(recall) -> None:
 
 def test_index_recognizes_every_format(recall) -> None:
     report = json.loads(recall("index", str(FORMATS), "--json").stdout)
-    assert (report["indexed"], report["rejected"]) == (7, [])
+    assert (report["indexed"], report["rejected"]) == (10, [])
     stats = json.loads(recall("stats", "--json").stdout)
-    assert stats["channels"] == {"chatgpt": 3, "claude-code": 2, "telegram": 1, "webchat": 1}
+    assert stats["channels"] == {"chatgpt": 3, "claude-code": 2, "codex": 3, "telegram": 1,
+                                 "webchat": 1}
 
 
 @pytest.mark.parametrize("args,status,message", [

@@ -65,10 +65,10 @@ def index(service: RecallService, paths: tuple[Path, ...], strict: bool, as_json
 @pass_service
 def import_(service: RecallService, fmt: str, paths: tuple[Path, ...], since: str | None,
             dry_run: bool, tool_chars: int, thinking: bool, strict: bool, as_json: bool) -> int:
-    """Import an agent's transcripts (claude-code, openclaw, chatgpt).
+    """Import an agent's transcripts (claude-code, codex, openclaw, chatgpt).
 
     Reads PATH, or without one, where FORMAT keeps its transcripts (e.g. ~/.claude/projects
-    for claude-code)."""
+    for claude-code, $CODEX_HOME/sessions and archived_sessions for codex)."""
     from indexer.formats.importer import candidate_files, default_paths
 
     if tool_chars < 0:
@@ -77,8 +77,11 @@ def import_(service: RecallService, fmt: str, paths: tuple[Path, ...], since: st
                             since=check_day(since) if since else None)
     roots = list(paths) or default_paths(fmt)
     missing = [p for p in roots if not p.exists()]
-    if missing and not paths:
-        raise InvalidInput(f"no {fmt} transcripts at {missing[0]} (give a PATH)")
+    if not paths:  # a format may keep transcripts in several places; one is enough
+        if len(missing) == len(roots):
+            raise InvalidInput(f"no {fmt} transcripts at {' or '.join(map(str, missing))} "
+                               "(give a PATH)")
+        roots, missing = [p for p in roots if p.exists()], []
     for path in missing:
         print(f"recall: no such file or folder: {path}", file=sys.stderr)
     files = candidate_files(fmt, [p for p in roots if p.exists()])

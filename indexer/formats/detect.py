@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from indexer.formats import chatgpt, claude_code, openclaw
+from indexer.formats import chatgpt, claude_code, codex, openclaw
 
 __all__ = ["OPENCLAW_STORE", "detect_format", "document_format", "is_json_lines", "line_format"]
 
@@ -30,7 +30,8 @@ def is_json_lines(path: Path, text: str) -> bool:
             value = json.loads(first)
         except (json.JSONDecodeError, RecursionError):
             return False
-        return openclaw.looks_like(value) or claude_code.looks_like(value)
+        return (openclaw.looks_like(value) or claude_code.looks_like(value)
+                or codex.looks_like(value))
     try:
         json.loads(first)
     except (json.JSONDecodeError, RecursionError):
@@ -48,7 +49,7 @@ def _parses(text: str) -> bool:
 
 
 def line_format(text: str) -> str | None:
-    """claude-code or openclaw for their transcripts; None for other JSON lines."""
+    """claude-code, codex or openclaw for their transcripts; None for other JSON lines."""
     for number, line in enumerate(_nonempty_lines(text)):
         if number >= _SNIFF_LINES:
             break
@@ -60,6 +61,8 @@ def line_format(text: str) -> str | None:
             return openclaw.NAME
         if claude_code.looks_like(item):
             return claude_code.NAME
+        if codex.looks_like(item):
+            return codex.NAME
     return None
 
 
@@ -73,7 +76,7 @@ def document_format(value: Any) -> str | None:
 
 
 def detect_format(path: Path, text: str) -> str:
-    """One of claude-code, openclaw, chatgpt, openclaw-store, or the archive's own
+    """One of claude-code, codex, openclaw, chatgpt, openclaw-store, or the archive's own
     `jsonl` (conversation lines) and `json` (session records)."""
     if is_json_lines(path, text):
         return line_format(text) or "jsonl"

@@ -5,17 +5,18 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from indexer.formats import chatgpt, claude_code, openclaw
+from indexer.formats import chatgpt, claude_code, codex, openclaw
 from indexer.formats.common import FORMAT_NAMES, ImportOptions, NothingToImport, Transcript
 from indexer.formats.detect import OPENCLAW_STORE
 from models import InvalidSession
 
 __all__ = ["FORMATS", "read_document", "read_lines"]
 
-FORMATS = {m.NAME: m for m in (claude_code, openclaw, chatgpt)}
+FORMATS = {m.NAME: m for m in (claude_code, codex, openclaw, chatgpt)}
 # the names are also in common.py, which the command line reads without loading the readers
 assert tuple(FORMATS) == FORMAT_NAMES, "indexer.formats.common.FORMAT_NAMES is out of date"
-_LINE_FORMATS = {claude_code.NAME: claude_code.parse, openclaw.NAME: openclaw.parse}
+_LINE_FORMATS = {claude_code.NAME: claude_code.parse, codex.NAME: codex.parse,
+                 openclaw.NAME: openclaw.parse}
 
 
 def read_lines(fmt: str, path: Path, text: str, options: ImportOptions) -> list[Transcript]:

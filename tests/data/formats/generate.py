@@ -3,6 +3,8 @@
 claude-code/projects/   two Claude Code sessions and a sub-agent file
 openclaw/agents/main/   two OpenClaw sessions (one with an abandoned branch) and sessions.json
 chatgpt/                a ChatGPT export: a regenerated answer, an edited prompt, images, tools
+codex/                  Codex rollouts: a current one with its traps, a legacy archived one, and
+                        one written by a release that kept only the interface's events
 """
 
 from __future__ import annotations
@@ -347,7 +349,126 @@ def chatgpt() -> None:
     path.write_text(dump([regex, plot, empty, trip]), "utf-8")
 
 
+# Codex --------------------------------------------------------------------------------------
+
+CODEX_MAIN = "0199a2b4-5c6d-7e8f-9a0b-1c2d3e4f5a6b"
+CODEX_LEGACY = "5f1e2d3c-4b5a-4697-8877-665544332211"
+CODEX_EVENTS = "0199b000-1111-7222-8333-944455566677"
+
+
+def codex() -> None:
+    root = HERE / "codex"
+    cwd = "/home/lin/code/ledger"
+
+    def line(ts: str, kind: str, payload: dict) -> dict:
+        return {"timestamp": f"2026-03-14T{ts}Z", "type": kind, "payload": payload}
+
+    def message(role: str, text: str, kind: str = "input_text", **extra: object) -> dict:
+        return {"type": "message", "role": role, "content": [{"type": kind, "text": text}], **extra}
+
+    big_output = "test result: 212 passed\n" + "ok\n" * 400
+    main = [
+        line("09:12:03.101", "session_meta", {
+            "id": CODEX_MAIN, "timestamp": "2026-03-14T09:12:03.100Z", "cwd": cwd,
+            "originator": "codex_cli_rs", "cli_version": "0.63.0", "source": "cli",
+            "model_provider": "openai", "git": {"branch": "main", "commit_hash": "a1b2c3d"}}),
+        line("09:12:03.120", "response_item", message(
+            "developer", "<permissions instructions>sandbox: workspace-write</permissions instructions>")),
+        line("09:12:03.130", "response_item", message(
+            "user", "# AGENTS.md instructions for /home/lin/code/ledger\n\nUse uv, not pip.")),
+        line("09:12:03.140", "response_item", message(
+            "user", "<environment_context>\n  <cwd>/home/lin/code/ledger</cwd>\n</environment_context>")),
+        line("09:12:03.150", "turn_context", {"cwd": cwd, "model": "gpt-5-codex",
+                                              "approval_policy": "on-request"}),
+        line("09:12:04.000", "response_item", message(
+            "user", "The monthly export rounds VAT wrong for Swiss invoices; fix the rounding "
+                    "to 0.05 CHF and keep the tests green.")),
+        line("09:12:04.001", "event_msg", {"type": "user_message", "message":
+            "The monthly export rounds VAT wrong for Swiss invoices; fix the rounding to 0.05 CHF "
+            "and keep the tests green.", "images": []}),
+        line("09:12:06.500", "response_item", {
+            "type": "reasoning", "id": "rs_01",
+            "summary": [{"type": "summary_text", "text": "Looking for the VAT rounding helper."}],
+            "content": None, "encrypted_content": "gAAAAB..."}),
+        line("09:12:06.510", "event_msg", {"type": "agent_reasoning",
+                                           "text": "Looking for the VAT rounding helper."}),
+        line("09:12:07.000", "response_item", {
+            "type": "function_call", "name": "shell", "call_id": "call_rg",
+            "arguments": json.dumps({"command": ["rg", "-n", "round_vat", "src"]})}),
+        line("09:12:07.400", "response_item", {
+            "type": "function_call_output", "call_id": "call_rg",
+            "output": "src/ledger/vat.py:41:def round_vat(amount, currency):"}),
+        line("09:12:09.000", "response_item", {
+            "type": "custom_tool_call", "name": "apply_patch", "call_id": "call_patch",
+            "status": "completed",
+            "input": "*** Begin Patch\n*** Update File: src/ledger/vat.py\n-    return round(amount, 2)\n"
+                     "+    return round_to_step(amount, Decimal('0.05'))\n*** End Patch"}),
+        line("09:12:09.200", "response_item", {
+            "type": "custom_tool_call_output", "call_id": "call_patch",
+            "output": json.dumps({"output": "Success. Updated src/ledger/vat.py", "metadata": {}})}),
+        line("09:12:12.000", "response_item", {
+            "type": "function_call", "name": "shell", "call_id": "call_test",
+            "arguments": json.dumps({"command": ["uv", "run", "pytest", "-q"]})}),
+        line("09:12:30.000", "response_item", {
+            "type": "function_call_output", "call_id": "call_test",
+            "output": {"content": big_output, "success": True}}),
+        line("09:12:31.000", "response_item", {
+            "type": "web_search_call", "status": "completed",
+            "action": {"type": "search", "query": "Swiss VAT rounding 0.05 CHF rule"}}),
+        line("09:12:40.000", "response_item", message(
+            "assistant", "Swiss invoices now round VAT to the nearest 0.05 CHF (round_to_step in "
+                         "vat.py); all 212 tests pass.", kind="output_text", id="msg_01")),
+        line("09:12:40.001", "event_msg", {"type": "agent_message", "message":
+            "Swiss invoices now round VAT to the nearest 0.05 CHF (round_to_step in vat.py); all "
+            "212 tests pass."}),
+        line("09:12:40.100", "event_msg", {"type": "token_count", "info": {"total_token_usage": {
+            "input_tokens": 9120, "output_tokens": 611}}}),
+        line("09:12:41.000", "event_msg", {"type": "thread_name_updated",
+                                           "thread_name": "Swiss VAT rounding"}),
+        line("09:30:00.000", "compacted", {
+            "message": "Fixed Swiss VAT rounding to 0.05 CHF in vat.py; tests pass.",
+            "replacement_history": []}),
+        line("09:30:00.010", "event_msg", {"type": "context_compacted"}),
+        line("09:31:00.000", "response_item", message(
+            "user", "Also note in the changelog that CHF rounding changed.")),
+        line("09:31:02.000", "response_item", message(
+            "assistant", "Added a line under 'Fixed' in CHANGELOG.md.", kind="output_text",
+            id="msg_02")),
+        line("09:31:02.500", "world_state", {"note": "a record type this reader does not know"}),
+    ]
+    path = root / "sessions" / "2026" / "03" / "14" / f"rollout-2026-03-14T09-12-03-{CODEX_MAIN}.jsonl"
+    write_lines(path, main, torn='{"timestamp":"2026-03-14T09:31:03Z","type":"respon')
+
+    # before the envelope (2025): a bare first line, bare response items, state lines
+    legacy = [
+        {"id": CODEX_LEGACY, "timestamp": "2025-06-02T18:04:11.512Z",
+         "instructions": "You are Codex.", "git": {"branch": "main"}},
+        {"record_type": "state"},
+        {"type": "message", "role": "user", "content": [
+            {"type": "input_text", "text": "<environment_context>cwd: /home/lin/notes</environment_context>"}]},
+        {"type": "message", "role": "user", "content": [
+            {"type": "input_text", "text": "Summarize my reading list into three themes."},
+            {"type": "input_image", "image_url": "data:image/png;base64,iVBORw0..."}]},
+        {"type": "message", "role": "assistant", "id": "msg_legacy", "content": [
+            {"type": "output_text", "text": "Three themes: distributed systems, typography, and "
+                                            "Japanese woodworking."}]},
+        {"record_type": "state"},
+    ]
+    write_lines(root / "archived_sessions" / f"rollout-2025-06-02T18-04-11-{CODEX_LEGACY}.jsonl",
+                legacy)
+
+    events_only = [
+        line("12:00:00.000", "session_meta", {"id": CODEX_EVENTS, "timestamp": "2026-03-14T12:00:00Z",
+                                              "cwd": "/home/lin/notes", "cli_version": "0.1.0"}),
+        line("12:00:01.000", "event_msg", {"type": "user_message", "message": "List the open TODOs in notes/."}),
+        line("12:00:05.000", "event_msg", {"type": "agent_message", "message": "There are four: …"}),
+    ]
+    write_lines(root / "sessions" / "2026" / "03" / "14" / f"rollout-2026-03-14T12-00-00-{CODEX_EVENTS}.jsonl",
+                events_only)
+
+
 if __name__ == "__main__":
     claude_code()
     openclaw()
     chatgpt()
+    codex()
