@@ -1,4 +1,5 @@
-"""Importers for the transcripts people have: Claude Code, Codex, OpenClaw and ChatGPT exports.
+"""Importers for the transcripts people have: Claude Code, Codex, Gemini CLI, OpenClaw and
+ChatGPT exports.
 
 Each turns a file into Transcripts whose records are the raw session records parse_session
 accepts, so everything downstream (redaction, archive, both indexes, memories) is unchanged.

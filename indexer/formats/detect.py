@@ -7,11 +7,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from indexer.formats import chatgpt, claude_code, codex, openclaw
+from indexer.formats import chatgpt, claude_code, codex, gemini, openclaw
 
-__all__ = ["OPENCLAW_STORE", "detect_format", "document_format", "is_json_lines", "line_format"]
+__all__ = ["GEMINI_PROJECTS", "OPENCLAW_STORE", "detect_format", "document_format", "is_json_lines",
+           "line_format"]
 
 OPENCLAW_STORE = "openclaw-store"  # OpenClaw's sessions.json: metadata, nothing to import
+GEMINI_PROJECTS = "gemini-projects"  # Gemini CLI's projects.json: metadata, nothing to import
 _SNIFF_LINES = 30
 
 
@@ -31,7 +33,8 @@ def is_json_lines(path: Path, text: str) -> bool:
         except (json.JSONDecodeError, RecursionError):
             return False
         return (openclaw.looks_like(value) or claude_code.looks_like(value)
-                or codex.looks_like(value))
+                or codex.looks_like(value)
+                or (gemini.looks_like(value) and not gemini.looks_like_document(value)))
     try:
         json.loads(first)
     except (json.JSONDecodeError, RecursionError):
@@ -49,7 +52,7 @@ def _parses(text: str) -> bool:
 
 
 def line_format(text: str) -> str | None:
-    """claude-code, codex or openclaw for their transcripts; None for other JSON lines."""
+    """claude-code, codex, gemini or openclaw for their transcripts; None for other JSON lines."""
     for number, line in enumerate(_nonempty_lines(text)):
         if number >= _SNIFF_LINES:
             break
@@ -63,20 +66,27 @@ def line_format(text: str) -> str | None:
             return claude_code.NAME
         if codex.looks_like(item):
             return codex.NAME
+        if gemini.looks_like(item):
+            return gemini.NAME
     return None
 
 
 def document_format(value: Any) -> str | None:
-    """chatgpt for an export, OPENCLAW_STORE for OpenClaw's session index, else None."""
+    """chatgpt for an export, gemini for an older Gemini CLI chat, OPENCLAW_STORE for OpenClaw's
+    session index, else None."""
     if chatgpt.looks_like(value):
         return chatgpt.NAME
+    if gemini.looks_like_document(value):
+        return gemini.NAME
     if openclaw.looks_like_store(value):
         return OPENCLAW_STORE
+    if gemini.looks_like_projects(value):
+        return GEMINI_PROJECTS
     return None
 
 
 def detect_format(path: Path, text: str) -> str:
-    """One of claude-code, codex, openclaw, chatgpt, openclaw-store, or the archive's own
+    """One of claude-code, codex, gemini, openclaw, chatgpt, openclaw-store, or the archive's own
     `jsonl` (conversation lines) and `json` (session records)."""
     if is_json_lines(path, text):
         return line_format(text) or "jsonl"

@@ -40,6 +40,9 @@ def candidate_files(fmt: str, paths: Iterable[Path]) -> list[Path]:
             found.append(path)
         elif fmt == "chatgpt":
             found += _shallow(path, CHATGPT_FILE_NAMES, _CHATGPT_DEPTH)
+        elif fmt == "gemini":  # chats of every project, and the whole-file ones of older releases
+            found += [p for p in discover([path]) if "chats" in p.parts
+                      and (p.suffix == ".jsonl" or p.name.startswith("session-"))]
         else:
             found += [p for p in discover([path]) if p.suffix == ".jsonl"]
     return list(dict.fromkeys(found))

@@ -4,7 +4,7 @@ Formats recognized by content (formats/detect.py), whatever the file is called:
 - archive JSON: one session object per file (or a list of them);
 - JSONL conversations (one `{role, content, ts}` per line, id from the file name), with an
   optional `index.json` beside them holding titles and categories;
-- transcripts of Claude Code, Codex, OpenClaw and ChatGPT exports (formats/).
+- transcripts of Claude Code, Codex, Gemini CLI, OpenClaw and ChatGPT exports (formats/).
 """
 
 from __future__ import annotations
@@ -106,7 +106,7 @@ def decode(data: bytes, max_bytes: int) -> str:
 
 
 def read_transcripts(path: Path, text: str, options: ImportOptions) -> list[Transcript] | None:
-    """The sessions of a Claude Code, Codex, OpenClaw or ChatGPT file, before --since is applied; None
+    """The sessions of an agent's transcript file (formats/), before --since is applied; None
     for the archive's own formats. Raises NothingToImport for a file without conversation."""
     lines = formats.is_json_lines(path, text)
     return _transcripts(path, text, lines, None if lines else _json(text), options)

@@ -5,6 +5,8 @@ openclaw/agents/main/   two OpenClaw sessions (one with an abandoned branch) and
 chatgpt/                a ChatGPT export: a regenerated answer, an edited prompt, images, tools
 codex/                  Codex rollouts: a current one with its traps, a legacy archived one, and
                         one written by a release that kept only the interface's events
+gemini/                 Gemini CLI chats: a JSONL log with rewrites, a rewind, $set patches and
+                        notices; a whole-file chat of an older release; projects.json
 """
 
 from __future__ import annotations
@@ -467,8 +469,82 @@ def codex() -> None:
                 events_only)
 
 
+# Gemini CLI ---------------------------------------------------------------------------------
+
+GEMINI_MAIN = "7c0d2e4f-6a8b-4c1d-9e3f-5a7b9c1d3e5f"
+GEMINI_OLD = "b2c4d6e8-0a1b-4c3d-8e5f-7a9b1c3d5e7f"
+
+
+def gemini() -> None:
+    root = HERE / "gemini"
+    chats = root / "tmp" / "ledger" / "chats"
+    project_hash = "3f" * 32
+
+    def at(minute: int, second: int = 0) -> str:
+        return f"2026-03-20T10:{minute:02d}:{second:02d}.000Z"
+
+    call = {"id": "read_file-1", "name": "read_file", "args": {"absolute_path": "/home/lin/code/ledger/fx.py"},
+            "status": "executing", "timestamp": at(1, 5)}
+    done = {**call, "status": "success", "result": [{"functionResponse": {
+        "id": "read_file-1", "name": "read_file",
+        "response": {"output": "RATES = {'EUR': 1.0, 'CHF': 0.96}  # updated by hand every month\n" * 40}}}]}
+    lines = [
+        {"sessionId": GEMINI_MAIN, "projectHash": project_hash, "startTime": at(0),
+         "lastUpdated": at(0), "kind": "main"},
+        {"id": "m1", "timestamp": at(0, 10), "type": "user",
+         "content": [{"text": "Where do the currency rates in fx.py come from?"}]},
+        {"$set": {"lastUpdated": at(0, 10)}},
+        {"id": "m2", "timestamp": at(1), "type": "gemini", "content": "",
+         "thoughts": [{"subject": "Reading fx.py", "description": "The rates may be hard-coded.",
+                       "timestamp": at(1)}], "model": "gemini-2.5-pro"},
+        # the same message written again as its tool call runs and finishes
+        {"id": "m2", "timestamp": at(1), "type": "gemini", "content": "", "toolCalls": [call],
+         "thoughts": [{"subject": "Reading fx.py", "description": "The rates may be hard-coded.",
+                       "timestamp": at(1)}], "model": "gemini-2.5-pro"},
+        {"id": "m2", "timestamp": at(1), "type": "gemini",
+         "content": "They are hard-coded in RATES and updated by hand every month.",
+         "toolCalls": [done], "thoughts": [{"subject": "Reading fx.py",
+                                            "description": "The rates may be hard-coded.",
+                                            "timestamp": at(1)}],
+         "tokens": {"input": 2100, "output": 120, "cached": 0, "total": 2220}, "model": "gemini-2.5-pro"},
+        {"id": "m3", "timestamp": at(2), "type": "user", "content": "Switch them to the ECB daily feed."},
+        {"id": "m4", "timestamp": at(2, 30), "type": "gemini",
+         "content": "Done: fetch_ecb_rates() now pulls the ECB XML every morning."},
+        # the user rewinds to before m3: the ECB exchange is gone
+        {"$rewindTo": "m3"},
+        {"id": "m5", "timestamp": at(4), "type": "info", "content": "Switched model to gemini-2.5-flash."},
+        {"id": "m6", "timestamp": at(5), "type": "user",
+         "content": "Keep the hand-written rates but add a test that fails when they are older than 40 days."},
+        {"id": "m7", "timestamp": at(6), "type": "gemini",
+         "content": "Added test_rates_are_fresh in tests/test_fx.py; it reads RATES_UPDATED."},
+        {"id": "m8", "timestamp": at(6, 5), "type": "error", "content": "Quota exceeded; retrying."},
+        {"$set": {"summary": "Kept hand-written FX rates; added a freshness test.",
+                  "lastUpdated": at(6, 5)}},
+        # a compression: the model's context now starts from a summary message
+        {"$set": {"messages": [{"id": "c1", "timestamp": at(7), "type": "user",
+                                "content": "<state_snapshot>FX rates stay hand-written.</state_snapshot>"},
+                               {"id": "m7", "timestamp": at(6), "type": "gemini",
+                                "content": "Added test_rates_are_fresh in tests/test_fx.py; it reads RATES_UPDATED."}]}},
+    ]
+    write_lines(chats / f"session-2026-03-20T10-00-{GEMINI_MAIN[:8]}.jsonl", lines,
+                torn='{"id":"m9","type":"us')
+
+    old = {"sessionId": GEMINI_OLD, "projectHash": "a1" * 32, "startTime": "2025-11-02T08:00:00.000Z",
+           "lastUpdated": "2025-11-02T08:03:00.000Z", "messages": [
+               {"id": "o1", "timestamp": "2025-11-02T08:00:05.000Z", "type": "user",
+                "content": "What is a good name for a bookkeeping CLI?"},
+               {"id": "o2", "timestamp": "2025-11-02T08:00:09.000Z", "type": "gemini",
+                "content": "How about 'ledgerly'? Short, and the .dev domain is free."}]}
+    path = root / "tmp" / ("a1" * 32) / "chats" / "session-2025-11-02T08-00-b2c4d6e8.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(old, ensure_ascii=False, indent=2), "utf-8")
+    (root / "projects.json").write_text(json.dumps(
+        {"projects": {"/home/lin/code/ledger": "ledger"}}, indent=2), "utf-8")
+
+
 if __name__ == "__main__":
     claude_code()
     openclaw()
     chatgpt()
     codex()
+    gemini()

@@ -1,0 +1,272 @@
+"""Gemini CLI chats: `~/.gemini/tmp/<project>/chats/session-<time>-<id8>.jsonl` (sub-agents in
+`chats/<parentId>/<id>.jsonl`), and the older whole-file `session-*.json`.
+
+The JSONL file is a log that the reader replays, as gemini-cli's own loader does
+(packages/core/src/services/chatRecordingService.ts, loadConversationRecord):
+
+- the first line is the metadata `{sessionId, projectHash, startTime, lastUpdated, kind, ...}`;
+- a line with an `id` is a message, written again in full whenever its tool calls, thoughts or
+  tokens change: the last write wins, the first write keeps its place;
+- `{"$set": {...}}` patches the metadata (`summary`, `lastUpdated`, ...). A `$set` of `messages`
+  is the model's context after a compression (a `<state_snapshot>` in place of what came
+  before): the archive keeps what was said, so it is used only by a log without messages of its
+  own, and its new messages are otherwise counted;
+- `{"$rewindTo": id}` drops that message and every later one (an unknown id drops them all); the
+  rewound messages are not imported and are counted.
+
+Messages of type `user` and `gemini` are kept; `info`, `error` and `warning` notices are left
+out and counted. A gemini message's tool calls become `[tool: name] args` lines, and their
+results a `tool` message after it, cut to `tool_chars`; thoughts are kept only with --thinking.
+The project is the folder's path from `~/.gemini/projects.json` when it names it, else the
+folder's own name (unless that is a hash); the metadata summary becomes the session summary.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from pathlib import Path, PurePosixPath, PureWindowsPath
+from typing import Any
+
+from indexer.formats.common import (
+    ImportOptions,
+    NothingToImport,
+    Transcript,
+    clip,
+    label,
+    read_json_lines,
+    safe_session_id,
+    tool_call_text,
+    tool_result_text,
+)
+from models import InvalidSession
+
+__all__ = ["CHANNEL", "NAME", "default_paths", "looks_like", "looks_like_document",
+           "looks_like_projects", "parse", "parse_value"]
+
+NAME = "gemini"
+CHANNEL = "gemini"
+ID_PREFIX = "gemini"
+TITLE_CHARS = 80
+_KEPT = {"user": "user", "gemini": "assistant"}
+_HASH = re.compile(r"[0-9a-f]{64}")
+
+
+def default_paths(home: Path, env: dict[str, str]) -> list[Path]:
+    return [home / ".gemini" / "tmp"]
+
+
+def looks_like(item: Any) -> bool:
+    """One decoded line that only Gemini CLI writes: its metadata line or a log operation."""
+    if not isinstance(item, dict):
+        return False
+    if isinstance(item.get("$rewindTo"), str) or isinstance(item.get("$set"), dict):
+        return True
+    return isinstance(item.get("sessionId"), str) and isinstance(item.get("projectHash"), str)
+
+
+def looks_like_projects(value: Any) -> bool:
+    """`~/.gemini/projects.json`: which folder each project directory is; no conversation."""
+    return (isinstance(value, dict) and set(value) == {"projects"}
+            and isinstance(value["projects"], dict)
+            and all(isinstance(v, str) for v in value["projects"].values()))
+
+
+def looks_like_document(value: Any) -> bool:
+    """A whole-file session of older releases: the metadata with its `messages` list."""
+    return looks_like(value) and isinstance(value.get("messages"), list)
+
+
+def parse(path: Path, text: str, options: ImportOptions) -> list[Transcript]:
+    items, torn = read_json_lines(text)
+    if not items:
+        raise NothingToImport("the file is empty")
+    skipped: Counter[str] = Counter()
+    if torn:
+        skipped["torn last line"] += 1
+    log = _Log(skipped)
+    for _, item in items:
+        log.apply(item)
+    if not log.metadata.get("sessionId"):
+        raise InvalidSession("not a Gemini CLI chat: no line with sessionId and projectHash")
+    return [_transcript(path, log.metadata, log.conversation(), options, skipped)]
+
+
+def parse_value(path: Path, value: Any, options: ImportOptions) -> list[Transcript]:
+    if not looks_like_document(value):
+        raise InvalidSession("not a Gemini CLI chat: no sessionId, projectHash and messages")
+    messages = [m for m in value["messages"] if isinstance(m, dict)]
+    skipped: Counter[str] = Counter()
+    if len(messages) != len(value["messages"]):
+        skipped["unreadable message"] += len(value["messages"]) - len(messages)
+    return [_transcript(path, value, messages, options, skipped)]
+
+
+class _Log:
+    """The replayed state of a chat log: metadata and messages by id, in first-write order."""
+
+    def __init__(self, skipped: Counter[str]) -> None:
+        self.skipped = skipped
+        self.metadata: dict[str, Any] = {}
+        self.messages: dict[str, dict[str, Any]] = {}
+        self.checkpoint: list[dict[str, Any]] = []  # the last $set of messages
+
+    def apply(self, item: Any) -> None:
+        if not isinstance(item, dict):
+            self.skipped["non-object line"] += 1
+        elif isinstance(item.get("$rewindTo"), str):
+            self._rewind(item["$rewindTo"])
+        elif isinstance(item.get("id"), str):
+            if item["id"] in self.messages:
+                self.skipped["earlier write of a message"] += 1
+            self.messages[item["id"]] = item
+        elif isinstance(item.get("$set"), dict):
+            patch = dict(item["$set"])
+            if isinstance(patch.get("messages"), list):
+                self.checkpoint = [m for m in patch.pop("messages")
+                                   if isinstance(m, dict) and isinstance(m.get("id"), str)]
+            self.metadata.update(patch)
+        elif isinstance(item.get("sessionId"), str):
+            self.metadata.update({k: v for k, v in item.items() if k != "messages"})
+        else:
+            self.skipped["unknown line"] += 1
+
+    def conversation(self) -> list[dict[str, Any]]:
+        if not self.messages:
+            return self.checkpoint
+        unseen = sum(1 for m in self.checkpoint if m["id"] not in self.messages)
+        if unseen:
+            self.skipped["context checkpoint message"] += unseen
+        return list(self.messages.values())
+
+    def _rewind(self, target: str) -> None:
+        ids = list(self.messages)
+        dropped = ids[ids.index(target):] if target in self.messages else ids
+        for message_id in dropped:
+            del self.messages[message_id]
+        self.skipped["rewound message"] += len(dropped)
+
+
+def _transcript(path: Path, metadata: dict[str, Any], messages: list[dict[str, Any]],
+                options: ImportOptions, skipped: Counter[str]) -> Transcript:
+    out: list[dict[str, Any]] = []
+    for message in messages:
+        out += _render(message, options, skipped)
+    if not out:
+        raise NothingToImport(f"no conversation messages ({_describe(skipped)})")
+    record: dict[str, Any] = {"sessionId": safe_session_id(ID_PREFIX, metadata["sessionId"]),
+                              "channel": CHANNEL, "messages": out}
+    if isinstance(metadata.get("startTime"), str):
+        record["date"] = metadata["startTime"][:10]
+    project = _project(path)
+    if project:
+        record["topics"] = [project]
+    if isinstance(metadata.get("summary"), str) and metadata["summary"].strip():
+        record["summary"] = metadata["summary"].strip()
+    first_prompt = next((m["content"] for m in out if m["role"] == "user"), None)
+    if first_prompt:
+        record["title"] = clip(first_prompt.split("\n", 1)[0], TITLE_CHARS)
+    return Transcript.build(record, skipped)
+
+
+def _render(message: dict[str, Any], options: ImportOptions,
+            skipped: Counter[str]) -> list[dict[str, Any]]:
+    """A message as the archive's messages: its text (with tool call lines and, on request,
+    thoughts), then its tool results as one `tool` message."""
+    kind = message.get("type")
+    role = _KEPT.get(kind) if isinstance(kind, str) else None
+    if role is None:
+        skipped[f"{label(kind)} message"] += 1
+        return []
+    limit = options.tool_chars
+    lines = []
+    if role == "assistant":
+        for thought in message.get("thoughts") or []:
+            if not isinstance(thought, dict):
+                continue
+            text = ": ".join(str(thought[k]).strip() for k in ("subject", "description")
+                             if isinstance(thought.get(k), str) and thought[k].strip())
+            if options.thinking and text:
+                lines.append(f"[thinking] {text}")
+            else:
+                skipped["thought"] += 1
+    lines.append(_parts_text(message.get("content")))
+    calls = [c for c in message.get("toolCalls") or [] if isinstance(c, dict)]
+    lines += [tool_call_text(c.get("name"), c.get("args"), limit) for c in calls]
+    results = [tool_result_text(c.get("name") if isinstance(c.get("name"), str) else None,
+                                _parts_text(c.get("result")), c.get("status") == "error", limit)
+               for c in calls if c.get("result") is not None]
+    base = {"time": message["timestamp"]} if isinstance(message.get("timestamp"), str) else {}
+    out = []
+    text = "\n".join(line for line in lines if line.strip())
+    if text:
+        out.append({"id": message["id"], "role": role, "content": text, **base})
+    else:
+        skipped["message left empty"] += 1
+    if results:
+        out.append({"id": f"{message['id']}-results", "role": "tool",
+                    "content": "\n".join(results), **base})
+    return out
+
+
+def _parts_text(value: Any) -> str:
+    """The text of a PartListUnion: a string, a part, or a list of them. A function response
+    gives its output (or error); inline data stands as a marker."""
+    if isinstance(value, str):
+        return value.strip()
+    if isinstance(value, dict):
+        value = [value]
+    if not isinstance(value, list):
+        return ""
+    texts = []
+    for part in value:
+        if isinstance(part, str):
+            texts.append(part)
+        elif isinstance(part, dict):
+            if isinstance(part.get("text"), str):
+                texts.append(part["text"])
+            elif isinstance(part.get("functionResponse"), dict):
+                response = part["functionResponse"].get("response")
+                if isinstance(response, dict):
+                    shown = response.get("output", response.get("error", response))
+                    texts.append(shown if isinstance(shown, str)
+                                 else json.dumps(shown, ensure_ascii=False, default=str))
+            elif "inlineData" in part or "fileData" in part:
+                texts.append("[file]")
+    return "\n".join(t.strip() for t in texts if t.strip())
+
+
+def _project(path: Path) -> str | None:
+    """The chat's project folder: from ~/.gemini/projects.json when it maps the folder, else the
+    folder name when it is not a hash of the path."""
+    chats = next((p for p in path.parents if p.name == "chats"), None)
+    if chats is None:
+        return None
+    slug = chats.parent.name
+    mapped = _projects_file(chats.parent.parent.parent / "projects.json").get(slug)
+    if mapped:
+        pure = PureWindowsPath(mapped) if "\\" in mapped else PurePosixPath(mapped)
+        return pure.name or None
+    return None if _HASH.fullmatch(slug) else slug or None
+
+
+def _projects_file(path: Path) -> dict[str, str]:
+    """slug -> project path, from `{"projects": {path: slug}}` or `{path: slug}`; empty when the
+    file is missing or unreadable."""
+    try:
+        data = json.loads(path.read_text("utf-8"))
+    except (OSError, ValueError):
+        return {}
+    if isinstance(data, dict) and isinstance(data.get("projects"), dict):
+        data = data["projects"]
+    if not isinstance(data, dict):
+        return {}
+    return {slug: folder for folder, slug in data.items()
+            if isinstance(folder, str) and isinstance(slug, str)}
+
+
+def _describe(skipped: Counter[str]) -> str:
+    if not skipped:
+        return "the file is empty"
+    return ", ".join(f"{count}× {reason}" for reason, count in skipped.most_common(4))
