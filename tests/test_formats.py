@@ -262,8 +262,8 @@ def imported(tmp_path_factory: pytest.TempPathFactory) -> RecallService:
     service = make_service(tmp_path_factory.mktemp("imported"))
     report = service.index([FORMATS])  # `recall index` on a folder: formats found by content
     assert not report.rejected, report.rejected
-    # two Claude Code, three Codex, two Gemini CLI, two OpenClaw and three ChatGPT sessions
-    assert report.indexed == 12 and report.files == 13
+    # two aider, two Claude Code, three Codex, two Gemini CLI, two OpenClaw, three ChatGPT sessions
+    assert report.indexed == 14 and report.files == 14
     return service
 
 
@@ -301,7 +301,7 @@ def test_reimport_is_incremental_and_options_count(imported: RecallService, tmp_
     shutil.copytree(imported.data.root, home, ignore=shutil.ignore_patterns("writer.lock"))
     service = make_service(home)
     again = service.index([FORMATS])
-    assert (again.indexed, again.unchanged, again.rejected) == (0, 10, [])  # files
+    assert (again.indexed, again.unchanged, again.rejected) == (0, 11, [])  # files
     thinking = service.index([CC], ImportOptions(thinking=True))  # changes one session only
     assert (thinking.indexed, thinking.unchanged) == (1, 1)
     assert "[thinking]" in service.session(

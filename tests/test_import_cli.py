@@ -103,10 +103,10 @@ def test_import_then_search(recall) -> None:
 
 def test_index_recognizes_every_format(recall) -> None:
     report = json.loads(recall("index", str(FORMATS), "--json").stdout)
-    assert (report["indexed"], report["rejected"]) == (12, [])
+    assert (report["indexed"], report["rejected"]) == (14, [])
     stats = json.loads(recall("stats", "--json").stdout)
-    assert stats["channels"] == {"chatgpt": 3, "claude-code": 2, "codex": 3, "gemini": 2,
-                                 "telegram": 1, "webchat": 1}
+    assert stats["channels"] == {"aider": 2, "chatgpt": 3, "claude-code": 2, "codex": 3,
+                                 "gemini": 2, "telegram": 1, "webchat": 1}
 
 
 @pytest.mark.parametrize("args,status,message", [

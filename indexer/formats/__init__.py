@@ -1,4 +1,4 @@
-"""Importers for the transcripts people have: Claude Code, Codex, Gemini CLI, OpenClaw and
+"""Importers for the transcripts people have: Claude Code, Codex, Gemini CLI, aider, OpenClaw and
 ChatGPT exports.
 
 Each turns a file into Transcripts whose records are the raw session records parse_session
@@ -28,7 +28,13 @@ if TYPE_CHECKING:
         is_json_lines,
         line_format,
     )
-    from indexer.formats.registry import FORMATS, read_document, read_lines
+    from indexer.formats.registry import (
+        FORMATS,
+        looks_like_aider,
+        read_document,
+        read_lines,
+        read_text,
+    )
 
 __all__ = [
     "DEFAULT_TOOL_CHARS",
@@ -42,8 +48,10 @@ __all__ = [
     "document_format",
     "is_json_lines",
     "line_format",
+    "looks_like_aider",
     "read_document",
     "read_lines",
+    "read_text",
 ]
 
 # where each name is defined
@@ -52,7 +60,8 @@ _MODULES = {
                      "Transcript"), "indexer.formats.common"),
     **dict.fromkeys(("OPENCLAW_STORE", "detect_format", "document_format", "is_json_lines",
                      "line_format"), "indexer.formats.detect"),
-    **dict.fromkeys(("FORMATS", "read_document", "read_lines"), "indexer.formats.registry"),
+    **dict.fromkeys(("FORMATS", "looks_like_aider", "read_document", "read_lines", "read_text"),
+                    "indexer.formats.registry"),
 }
 
 if not TYPE_CHECKING:  # mypy reads the imports above; an unknown name stays an error for it

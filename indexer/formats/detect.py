@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from indexer.formats import chatgpt, claude_code, codex, gemini, openclaw
+from indexer.formats import aider, chatgpt, claude_code, codex, gemini, openclaw
 
 __all__ = ["GEMINI_PROJECTS", "OPENCLAW_STORE", "detect_format", "document_format", "is_json_lines",
            "line_format"]
@@ -86,8 +86,10 @@ def document_format(value: Any) -> str | None:
 
 
 def detect_format(path: Path, text: str) -> str:
-    """One of claude-code, codex, gemini, openclaw, chatgpt, openclaw-store, or the archive's own
-    `jsonl` (conversation lines) and `json` (session records)."""
+    """One of claude-code, codex, gemini, aider, openclaw, chatgpt, openclaw-store, or the
+    archive's own `jsonl` (conversation lines) and `json` (session records)."""
+    if path.suffix == ".md" and aider.looks_like_text(text):
+        return aider.NAME
     if is_json_lines(path, text):
         return line_format(text) or "jsonl"
     try:

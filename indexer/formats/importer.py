@@ -11,6 +11,7 @@ from typing import Any
 
 import msgspec
 
+from indexer.formats.aider import FILE_NAME as AIDER_FILE_NAME
 from indexer.formats.chatgpt import FILE_NAMES as CHATGPT_FILE_NAMES
 from indexer.formats.common import FORMAT_NAMES, ImportOptions, NothingToImport
 from indexer.formats.registry import FORMATS
@@ -40,6 +41,8 @@ def candidate_files(fmt: str, paths: Iterable[Path]) -> list[Path]:
             found.append(path)
         elif fmt == "chatgpt":
             found += _shallow(path, CHATGPT_FILE_NAMES, _CHATGPT_DEPTH)
+        elif fmt == "aider":  # one history per folder aider ran in, hidden
+            found += [p for p in discover([path]) if p.name == AIDER_FILE_NAME]
         elif fmt == "gemini":  # chats of every project, and the whole-file ones of older releases
             found += [p for p in discover([path]) if "chats" in p.parts
                       and (p.suffix == ".jsonl" or p.name.startswith("session-"))]

@@ -5,18 +5,27 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from indexer.formats import chatgpt, claude_code, codex, gemini, openclaw
+from indexer.formats import aider, chatgpt, claude_code, codex, gemini, openclaw
 from indexer.formats.common import FORMAT_NAMES, ImportOptions, NothingToImport, Transcript
 from indexer.formats.detect import GEMINI_PROJECTS, OPENCLAW_STORE
 from models import InvalidSession
 
-__all__ = ["FORMATS", "read_document", "read_lines"]
+__all__ = ["FORMATS", "looks_like_aider", "read_document", "read_lines", "read_text"]
 
-FORMATS = {m.NAME: m for m in (claude_code, codex, gemini, openclaw, chatgpt)}
+FORMATS = {m.NAME: m for m in (claude_code, codex, gemini, aider, openclaw, chatgpt)}
 # the names are also in common.py, which the command line reads without loading the readers
 assert tuple(FORMATS) == FORMAT_NAMES, "indexer.formats.common.FORMAT_NAMES is out of date"
 _LINE_FORMATS = {claude_code.NAME: claude_code.parse, codex.NAME: codex.parse,
                  gemini.NAME: gemini.parse, openclaw.NAME: openclaw.parse}
+
+
+def looks_like_aider(text: str) -> bool:
+    return aider.looks_like_text(text)
+
+
+def read_text(path: Path, text: str, options: ImportOptions) -> list[Transcript]:
+    """A Markdown transcript: an aider chat history."""
+    return aider.parse(path, text, options)
 
 
 def read_lines(fmt: str, path: Path, text: str, options: ImportOptions) -> list[Transcript]:

@@ -4,7 +4,7 @@ Formats recognized by content (formats/detect.py), whatever the file is called:
 - archive JSON: one session object per file (or a list of them);
 - JSONL conversations (one `{role, content, ts}` per line, id from the file name), with an
   optional `index.json` beside them holding titles and categories;
-- transcripts of Claude Code, Codex, Gemini CLI, OpenClaw and ChatGPT exports (formats/).
+- transcripts of Claude Code, Codex, Gemini CLI, aider, OpenClaw and ChatGPT exports (formats/).
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ __all__ = ["RawSession", "RawSnapshot", "Rejection", "decode", "discover", "file
 log = logging.getLogger(__name__)
 
 SUFFIXES = (".json", ".jsonl")
+AIDER_HISTORY = ".aider.chat.history.md"  # Markdown, and the one hidden file read (formats/aider.py)
 METADATA_NAMES = {"index.json"}
 
 
@@ -75,8 +76,9 @@ def discover(paths: Iterable[Path]) -> Iterator[Path]:
                              and _inside(Path(folder, d), root))
             for name in sorted(files):
                 candidate = Path(folder, name)
-                if name.endswith(SUFFIXES) and not name.startswith(".") and \
-                        name not in METADATA_NAMES and _inside(candidate, root):
+                wanted = (name.endswith(SUFFIXES) and not name.startswith(".")
+                          and name not in METADATA_NAMES) or name == AIDER_HISTORY
+                if wanted and _inside(candidate, root):
                     yield candidate
 
 
@@ -108,8 +110,17 @@ def decode(data: bytes, max_bytes: int) -> str:
 def read_transcripts(path: Path, text: str, options: ImportOptions) -> list[Transcript] | None:
     """The sessions of an agent's transcript file (formats/), before --since is applied; None
     for the archive's own formats. Raises NothingToImport for a file without conversation."""
+    if _is_aider(path, text, options):
+        return formats.read_text(path, text, options)
     lines = formats.is_json_lines(path, text)
     return _transcripts(path, text, lines, None if lines else _json(text), options)
+
+
+def _is_aider(path: Path, text: str, options: ImportOptions) -> bool:
+    """An aider chat history: asked for by name, or a Markdown file that opens like one."""
+    if options.format is not None:
+        return options.format == "aider"
+    return path.suffix == ".md" and formats.looks_like_aider(text)
 
 
 def _transcripts(path: Path, text: str, lines: bool, value: Any,
@@ -126,10 +137,12 @@ def load_file(path: Path, data: bytes, max_bytes: int,
     """Decode one input file; raises InvalidSession / PayloadTooLarge with the reason."""
     text = decode(data, max_bytes)
     options = options or ImportOptions()
-    lines = formats.is_json_lines(path, text)
-    value = None if lines else _json(text)
+    aider = _is_aider(path, text, options)
+    lines = not aider and formats.is_json_lines(path, text)
+    value = None if lines or aider else _json(text)
     try:
-        transcripts = _transcripts(path, text, lines, value, options)
+        transcripts = (formats.read_text(path, text, options) if aider
+                       else _transcripts(path, text, lines, value, options))
     except NothingToImport as exc:
         log.info("nothing to import from %s: %s", path, exc.detail)
         return []

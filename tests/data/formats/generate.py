@@ -5,6 +5,7 @@ openclaw/agents/main/   two OpenClaw sessions (one with an abandoned branch) and
 chatgpt/                a ChatGPT export: a regenerated answer, an edited prompt, images, tools
 codex/                  Codex rollouts: a current one with its traps, a legacy archived one, and
                         one written by a release that kept only the interface's events
+aider/ledger/           an aider history: three sessions in one Markdown file, one without a prompt
 gemini/                 Gemini CLI chats: a JSONL log with rewrites, a rewind, $set patches and
                         notices; a whole-file chat of an older release; projects.json
 """
@@ -542,7 +543,64 @@ def gemini() -> None:
         {"projects": {"/home/lin/code/ledger": "ledger"}}, indent=2), "utf-8")
 
 
+# aider --------------------------------------------------------------------------------------
+
+def aider() -> None:
+    long_diff = "\n".join(f"> {n:3d} |     total += line.amount" for n in range(60))
+    history = f"""
+# aider chat started at 2026-03-02 09:15:40
+
+> Aider v0.82.1
+> Main model: sonnet with diff edit format
+> Git repo: .git with 41 files
+> Repo-map: using 4096 tokens, auto refresh
+> Added src/ledger/export.py to the chat.
+
+#### The CSV export puts amounts in scientific notation for large invoices.  
+#### Always write two decimals instead.
+
+The export calls `str(amount)` on a float. I will format with `f"{{amount:.2f}}"` and keep
+amounts as `Decimal` until then.
+
+src/ledger/export.py
+```python
+<<<<<<< SEARCH
+    row.append(str(amount))
+=======
+    row.append(f"{{amount:.2f}}")
+>>>>>>> REPLACE
+```
+
+> Applied edit to src/ledger/export.py
+> Commit 5e1f2a3 fix: format CSV amounts with two decimals
+
+#### /run pytest -q tests/test_export.py
+
+> Add 0.2k tokens of command output to the chat? (Y)es/(N)o [Yes]: y
+{long_diff}
+
+The tests pass now.
+
+# aider chat started at 2026-03-02 11:02:10
+
+> Aider v0.82.1
+
+# aider chat started at 2026-03-05 16:40:03
+
+> Aider v0.82.1
+> Main model: sonnet with diff edit format
+
+#### which file holds the VAT rates?
+
+`src/ledger/vat.py` holds them in `RATES`, keyed by country code.
+"""
+    path = HERE / "aider" / "ledger" / ".aider.chat.history.md"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(history, "utf-8")
+
+
 if __name__ == "__main__":
+    aider()
     claude_code()
     openclaw()
     chatgpt()

@@ -1,0 +1,130 @@
+"""Aider chat histories: `.aider.chat.history.md` in the folder aider ran in (or the file
+`AIDER_CHAT_HISTORY_FILE` names). One Markdown file holds every session of that folder.
+
+What aider writes (Aider-AI/aider, aider/io.py):
+
+- `# aider chat started at YYYY-MM-DD HH:MM:SS` opens a session;
+- `#### ` lines are what the user typed (a multi-line prompt is several `#### ` lines);
+- `> ` lines are aider's own output (banner, file additions, "Applied edit to …", shell
+  output): tool output, not the user's words. They are kept as one compact `tool` message per
+  block, cut to `tool_chars`;
+- everything else is the assistant's answer.
+
+Lines carry no times, so every message is dated by its session's start. A session's id is the
+folder's name and its start time (`aider-<folder>-<YYYY-MM-DDTHH-MM-SS>`), stable across
+re-imports as the file grows; the folder is the session's topic.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from indexer.formats.common import (
+    ImportOptions,
+    NothingToImport,
+    Transcript,
+    clip,
+    safe_session_id,
+)
+from models import InvalidSession
+
+__all__ = ["CHANNEL", "FILE_NAME", "NAME", "default_paths", "looks_like_text", "parse"]
+
+NAME = "aider"
+CHANNEL = "aider"
+ID_PREFIX = "aider"
+FILE_NAME = ".aider.chat.history.md"
+TITLE_CHARS = 80
+_START = re.compile(r"^# aider chat started at (\d{4}-\d{2}-\d{2}) (\d{2}):(\d{2}):(\d{2})\s*$")
+
+
+def default_paths(home: Path, env: dict[str, str]) -> list[Path]:
+    """The file AIDER_CHAT_HISTORY_FILE names, else the current folder's history."""
+    named = env.get("AIDER_CHAT_HISTORY_FILE")
+    return [Path(named).expanduser()] if named else [Path.cwd() / FILE_NAME]
+
+
+def looks_like_text(text: str) -> bool:
+    """An aider history opens with a session header (after blank lines)."""
+    return bool(_START.match(text.lstrip("\n").split("\n", 1)[0]))
+
+
+def parse(path: Path, text: str, options: ImportOptions) -> list[Transcript]:
+    if not looks_like_text(text):
+        raise InvalidSession("not an aider chat history: no '# aider chat started at' line first")
+    folder = path.resolve().parent.name or "aider"
+    transcripts = []
+    for started, lines in _sessions(text):
+        skipped: Counter[str] = Counter()
+        messages = _messages(lines, options, skipped)
+        if not any(m["role"] == "user" for m in messages):
+            continue  # aider started and quit without a prompt
+        day, clock = started
+        record: dict[str, Any] = {
+            "sessionId": safe_session_id(ID_PREFIX, f"{folder}-{day}T{clock.replace(':', '-')}"),
+            "channel": CHANNEL, "date": day, "topics": [folder], "messages": messages}
+        first_prompt = next((m["content"] for m in messages if m["role"] == "user"), None)
+        if first_prompt:
+            record["title"] = clip(first_prompt.split("\n", 1)[0], TITLE_CHARS)
+        transcripts.append(Transcript.build(record, skipped))
+    if not transcripts:
+        raise NothingToImport("no session with a prompt")
+    # sessions without a prompt are not imported; say so on the first one that is
+    dropped = len(_sessions(text)) - len(transcripts)
+    if dropped:
+        transcripts[0].skipped["session without a prompt"] = dropped
+    return transcripts
+
+
+def _sessions(text: str) -> list[tuple[tuple[str, str], list[str]]]:
+    """(start day and time, the session's lines) for each session in the file."""
+    out: list[tuple[tuple[str, str], list[str]]] = []
+    for line in text.split("\n"):
+        match = _START.match(line)
+        if match:
+            day, hour, minute, second = match.groups()
+            out.append(((day, f"{hour}:{minute}:{second}"), []))
+        elif out:
+            out[-1][1].append(line)
+    return out
+
+
+def _messages(lines: list[str], options: ImportOptions,
+              skipped: Counter[str]) -> list[dict[str, Any]]:
+    """Runs of user (`#### `), tool (`> `) and assistant lines become one message each."""
+    runs: list[tuple[str, list[str]]] = []
+    fenced = False  # inside an answer's ``` block every line is the answer's (">>>>>>> REPLACE")
+    for line in lines:
+        if fenced or line.startswith("```") and runs and runs[-1][0] == "assistant":
+            fenced = fenced != line.startswith("```")
+            role, body = "assistant", line.rstrip()
+        elif line.startswith("#### ") or line == "####":
+            role, body = "user", line[5:].rstrip()
+        elif line.startswith("> ") or line == ">":
+            role, body = "tool", line[2:].rstrip()
+        elif not line.strip():
+            if runs:
+                runs[-1][1].append("")  # a blank line continues whatever came before it
+            continue
+        else:
+            role, body = "assistant", line.rstrip()
+            fenced = line.startswith("```")
+        if runs and runs[-1][0] == role:
+            runs[-1][1].append(body)
+        else:
+            runs.append((role, [body]))
+    out: list[dict[str, Any]] = []
+    for role, bodies in runs:
+        content = "\n".join(bodies).strip()
+        if role == "user":
+            content = content.replace("<blank>", "").strip()
+        if role == "tool":
+            content = f"[aider] {clip(content, options.tool_chars)}" if content else ""
+        if not content:
+            skipped[f"empty {role} block"] += 1
+            continue
+        out.append({"id": f"m{len(out) + 1}", "role": role, "content": content})
+    return out
