@@ -85,6 +85,37 @@ def test_default_locations(recall, user_home: Path) -> None:
     assert out["files"] == 1 and len(out["sessions"]) == 3
 
 
+def test_sources_and_import_all(recall, user_home: Path) -> None:
+    shutil.copytree(FORMATS / "codex", user_home / ".codex")
+    shutil.copytree(FORMATS / "gemini", user_home / ".gemini")
+    found = {s["format"]: s for s in json.loads(recall("sources", "--json").stdout)}
+    assert list(found) == ["claude-code", "codex", "gemini", "aider", "openclaw", "chatgpt"]
+    assert (found["codex"]["files"], found["gemini"]["files"]) == (3, 2)
+    assert found["codex"]["found"] == [str(user_home / ".codex" / "sessions"),
+                                       str(user_home / ".codex" / "archived_sessions")]
+    assert found["claude-code"]["files"] == 0
+    assert found["claude-code"]["missing"] == [str(user_home / ".claude" / "projects")]
+    assert found["codex"]["newest"]  # a YYYY-MM-DD
+    human = recall("sources").stdout
+    assert "codex" in human and "not found" in human
+
+    planned = json.loads(recall("import", "--all", "--dry-run", "--json").stdout)
+    assert set(planned) == {"codex", "gemini"} and len(planned["codex"]["sessions"]) == 3
+    done = recall("import", "--all").stdout
+    assert "codex: read 3 files; indexed 3 sessions" in done
+    assert "gemini: read 2 files; indexed 2 sessions" in done
+    assert "claude-code: nothing found at" in done
+    stats = json.loads(recall("stats", "--json").stdout)
+    assert stats["channels"] == {"codex": 3, "gemini": 2}
+
+
+def test_import_needs_a_format_or_all(recall) -> None:
+    assert "give a FORMAT or --all" in recall("import", ok=False).stderr
+    assert "give a FORMAT or --all" in recall("import", "codex", "--all", ok=False).stderr
+    empty = recall("import", "--all", ok=False)
+    assert empty.returncode == 1 and "no agent's transcripts found" in empty.stderr
+
+
 def test_import_then_search(recall) -> None:
     first = json.loads(recall("import", "openclaw", str(OC), "--json").stdout)
     assert (first["indexed"], first["rejected"], first["format"]) == (2, [], "openclaw")
@@ -110,7 +141,7 @@ def test_index_recognizes_every_format(recall) -> None:
 
 
 @pytest.mark.parametrize("args,status,message", [
-    (["import", "cursor", "--dry-run"], 2, "Invalid value for 'FORMAT': 'cursor' is not one of"),
+    (["import", "cursor", "--dry-run"], 2, "Invalid value for '[FORMAT]': 'cursor' is not one of"),
     (["import", "chatgpt", str(GPT), "--since", "yesterday"], 1, "cannot read date"),
     (["import", "chatgpt", str(GPT), "--tool-chars", "-1"], 1, "must not be negative"),
     (["import", "openclaw", "/no/such/folder"], 1, "no such file or folder"),

@@ -30,8 +30,8 @@ PATHS = click.Path(path_type=Path)
 def index(service: RecallService, paths: tuple[Path, ...], strict: bool, as_json: bool) -> int:
     """Ingest session files and folders.
 
-    Reads *.json and *.jsonl under each PATH; the format (archive JSON, JSONL, Claude Code,
-    OpenClaw, ChatGPT) is found by content. Unchanged files are skipped; bad files are
+    Reads *.json, *.jsonl and .aider.chat.history.md under each PATH; the format (archive JSON,
+    JSONL, Claude Code, Codex, Gemini CLI, aider, OpenClaw, ChatGPT) is found by content. Unchanged files are skipped; bad files are
     reported and quarantined, and the batch goes on."""
     missing = [str(p) for p in paths if not p.exists()]
     for path in missing:
@@ -52,8 +52,10 @@ def index(service: RecallService, paths: tuple[Path, ...], strict: bool, as_json
 
 
 @click.command("import")
-@click.argument("fmt", metavar="FORMAT", type=click.Choice(FORMAT_NAMES))
+@click.argument("fmt", metavar="[FORMAT]", type=click.Choice(FORMAT_NAMES), required=False)
 @click.argument("paths", nargs=-1, type=PATHS, metavar="[PATH...]")
+@click.option("--all", "every", is_flag=True,
+              help="import every agent found in its default location (see `recall sources`)")
 @click.option("--since", metavar="DATE",
               help="only sessions active on or after this date (2026-03-01, 2026-03)")
 @click.option("--dry-run", is_flag=True, help="list what would be imported; write nothing")
@@ -63,18 +65,59 @@ def index(service: RecallService, paths: tuple[Path, ...], strict: bool, as_json
 @click.option("--strict", is_flag=True, help="exit non-zero if any file is rejected")
 @json_option
 @pass_service
-def import_(service: RecallService, fmt: str, paths: tuple[Path, ...], since: str | None,
-            dry_run: bool, tool_chars: int, thinking: bool, strict: bool, as_json: bool) -> int:
-    """Import an agent's transcripts (claude-code, codex, openclaw, chatgpt).
+def import_(service: RecallService, fmt: str | None, paths: tuple[Path, ...], every: bool,
+            since: str | None, dry_run: bool, tool_chars: int, thinking: bool, strict: bool,
+            as_json: bool) -> int:
+    """Import an agent's transcripts (claude-code, codex, gemini, aider, openclaw, chatgpt).
 
     Reads PATH, or without one, where FORMAT keeps its transcripts (e.g. ~/.claude/projects
-    for claude-code, $CODEX_HOME/sessions and archived_sessions for codex)."""
-    from indexer.formats.importer import candidate_files, default_paths
-
+    for claude-code, $CODEX_HOME/sessions and archived_sessions for codex). With --all, every
+    agent found in its default location, with a report per agent."""
+    if every == bool(fmt):
+        raise click.UsageError("give a FORMAT or --all")
+    if every and paths:
+        raise click.UsageError("--all reads each agent's default location; give no PATH")
     if tool_chars < 0:
         raise InvalidInput("--tool-chars must not be negative")
-    options = ImportOptions(format=fmt, tool_chars=tool_chars, thinking=thinking,
-                            since=check_day(since) if since else None)
+
+    def options(name: str) -> ImportOptions:
+        return ImportOptions(format=name, tool_chars=tool_chars, thinking=thinking,
+                             since=check_day(since) if since else None)
+
+    if fmt:
+        code, result = _import_format(service, fmt, paths, options(fmt), dry_run, strict, as_json)
+        if as_json and result is not None:
+            print_json(result)
+        return code
+    from indexer.formats.importer import find_sources
+
+    codes, results = [], {}
+    for source in find_sources():
+        if not source.files:
+            if not as_json:
+                where = ", ".join(source.found or source.missing)
+                print(f"{source.format}: nothing found at {where}")
+            continue
+        code, result = _import_format(service, source.format, (), options(source.format),
+                                      dry_run, strict, as_json)
+        codes.append(code)
+        results[source.format] = result
+    if as_json:
+        print_json(results)
+    if not codes:
+        print("recall: no agent's transcripts found in their default locations "
+              "(see `recall sources`)", file=sys.stderr)
+        return 1
+    return max(codes)
+
+
+def _import_format(service: RecallService, fmt: str, paths: tuple[Path, ...],
+                   options: ImportOptions, dry_run: bool, strict: bool,
+                   as_json: bool) -> tuple[int, object]:
+    """One format's import (or dry run): its exit code and its report; the report is printed
+    here unless it is wanted as JSON."""
+    from indexer.formats.importer import candidate_files, default_paths
+
     roots = list(paths) or default_paths(fmt)
     missing = [p for p in roots if not p.exists()]
     if not paths:  # a format may keep transcripts in several places; one is enough
@@ -88,19 +131,15 @@ def import_(service: RecallService, fmt: str, paths: tuple[Path, ...], since: st
     if not files:
         print(f"recall: no {fmt} transcripts found under "
               f"{', '.join(str(p) for p in roots)}", file=sys.stderr)
-        return 1
+        return 1, None
     if dry_run:
         planned = service.preview_import(fmt, files, options)
-        if as_json:
-            print_json(planned)
-        else:
+        if not as_json:
             _print_preview(planned, options.since)
         nothing_read = not (planned.sessions or planned.older_than_since or planned.empty)
-        return 1 if nothing_read or (strict and (planned.rejected or missing)) else 0
+        return (1 if nothing_read or (strict and (planned.rejected or missing)) else 0), planned
     report = service.index(files, options)
-    if as_json:
-        print_json(report)
-    else:
+    if not as_json:
         for r in report.rejected:
             print(f"rejected {r.path}: {r.reason}", file=sys.stderr)
         print(f"{fmt}: read {report.files} files; indexed {report.indexed} sessions "
@@ -108,7 +147,26 @@ def import_(service: RecallService, fmt: str, paths: tuple[Path, ...], since: st
               f"{len(report.rejected)} rejected, {sum(report.redacted.values())} secrets redacted, "
               f"in {report.seconds:.1f}s")
     nothing_read = report.indexed + report.unchanged == 0 and bool(report.rejected)
-    return 1 if nothing_read or (strict and (report.rejected or missing)) else 0
+    return (1 if nothing_read or (strict and (report.rejected or missing)) else 0), report
+
+
+@click.command()
+@json_option
+def sources(as_json: bool) -> int:
+    """Where each supported agent keeps its transcripts on this machine: the default
+    locations found, how many transcript files are there, and when the newest was written."""
+    from indexer.formats.importer import find_sources
+
+    found = find_sources()
+    if as_json:
+        print_json(found)
+        return 0
+    for s in found:
+        if s.files:
+            print(f"{s.format:<12} {s.files:>6} files  newest {s.newest}  {', '.join(s.found)}")
+        else:
+            print(f"{s.format:<12}      -          not found  {', '.join(s.found or s.missing)}")
+    return 0
 
 
 def _print_preview(planned: ImportPreview, since: str | None) -> None:
@@ -219,4 +277,4 @@ def stats(service: RecallService, as_json: bool) -> int:
     return 0
 
 
-COMMANDS = [index, import_, delete, reindex, check, stats]
+COMMANDS = [index, import_, sources, delete, reindex, check, stats]

@@ -4,6 +4,7 @@ and a dry run that lists what an import would bring in without writing anything.
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,8 +19,8 @@ from indexer.formats.registry import FORMATS
 from indexer.formats.sources import Rejection, decode, discover, normalize, read_transcripts
 from models import InvalidInput, RecallError
 
-__all__ = ["FORMAT_NAMES", "Preview", "PreviewSession", "candidate_files", "default_paths",
-           "preview"]
+__all__ = ["FORMAT_NAMES", "FoundSource", "Preview", "PreviewSession", "candidate_files",
+           "default_paths", "find_sources", "preview"]
 
 # ChatGPT exports are unzipped somewhere under Downloads; do not walk all of it
 _CHATGPT_DEPTH = 3
@@ -30,6 +31,32 @@ def default_paths(fmt: str, home: Path | None = None,
     """Where the format's transcripts are kept by default (e.g. ~/.claude/projects)."""
     module = _module(fmt)
     return module.default_paths(home or Path.home(), dict(os.environ if env is None else env))
+
+
+class FoundSource(msgspec.Struct, frozen=True):
+    """Where one agent keeps its transcripts on this machine, and what is there
+    (`recall sources --json`)."""
+
+    format: str
+    found: list[str]  # default locations that exist
+    missing: list[str]  # default locations that do not
+    files: int  # transcript files there
+    newest: str | None  # YYYY-MM-DD of the most recently written one
+
+
+def find_sources(home: Path | None = None,
+                 env: Mapping[str, str] | None = None) -> list[FoundSource]:
+    """Every supported agent's default locations, looked up; files counted, none read."""
+    out = []
+    for fmt in FORMAT_NAMES:
+        roots = default_paths(fmt, home, env)
+        found = [p for p in roots if p.exists()]
+        files = candidate_files(fmt, found) if found else []
+        times = [p.stat().st_mtime for p in files if p.exists()]
+        newest = time.strftime("%Y-%m-%d", time.localtime(max(times))) if times else None
+        out.append(FoundSource(fmt, [str(p) for p in found],
+                               [str(p) for p in roots if not p.exists()], len(files), newest))
+    return out
 
 
 def candidate_files(fmt: str, paths: Iterable[Path]) -> list[Path]:
