@@ -24,7 +24,7 @@ blocks (text, thinking, tool_use, tool_result, image). Choices:
 from __future__ import annotations
 
 from collections import Counter
-from pathlib import Path, PurePosixPath, PureWindowsPath
+from pathlib import Path
 from typing import Any
 
 from indexer.formats.common import (
@@ -33,6 +33,8 @@ from indexer.formats.common import (
     Transcript,
     block_texts,
     clip,
+    describe_skipped,
+    folder_name,
     label,
     read_json_lines,
     safe_session_id,
@@ -115,7 +117,7 @@ def parse(path: Path, text: str, options: ImportOptions) -> list[Transcript]:
         raise InvalidSession("not a Claude Code transcript: no user, assistant or summary lines")
     messages = builder.messages()
     if not messages:
-        raise NothingToImport(f"no conversation messages ({_describe(skipped)})")
+        raise NothingToImport(f"no conversation messages ({describe_skipped(skipped)})")
 
     # the file is named by its session; lines copied from a resumed session may carry another id
     raw_id = path.stem if path.stem in session_ids or not session_ids else session_ids[0]
@@ -124,7 +126,7 @@ def parse(path: Path, text: str, options: ImportOptions) -> list[Transcript]:
         "channel": CHANNEL,
         "messages": messages,
     }
-    project = _project(cwd)
+    project = folder_name(cwd)
     if project:
         record["topics"] = [project]
     summary = _summary(summaries, builder.uuids)
@@ -251,21 +253,8 @@ def _result_text(content: Any) -> str:
     return "\n".join(block_texts(content, ("image", "document")))
 
 
-def _project(cwd: str | None) -> str | None:
-    if not cwd:
-        return None
-    pure = PureWindowsPath(cwd) if "\\" in cwd else PurePosixPath(cwd)
-    return pure.name or None
-
-
 def _summary(summaries: list[tuple[str, Any]], uuids: set[str]) -> str | None:
     own = [text for text, leaf in summaries if isinstance(leaf, str) and leaf in uuids]
     if own:
         return own[-1]
     return summaries[-1][0] if summaries else None
-
-
-def _describe(skipped: Counter[str]) -> str:
-    if not skipped:
-        return "the file is empty"
-    return ", ".join(f"{count}× {reason}" for reason, count in skipped.most_common(4))

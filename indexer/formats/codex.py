@@ -25,7 +25,7 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from pathlib import Path, PurePosixPath, PureWindowsPath
+from pathlib import Path
 from typing import Any
 
 from indexer.formats.common import (
@@ -34,8 +34,10 @@ from indexer.formats.common import (
     Transcript,
     block_texts,
     clip,
+    describe_skipped,
+    folder_name,
     label,
-    read_json_lines,
+    read_transcript_lines,
     safe_session_id,
     tool_call_text,
     tool_result_text,
@@ -74,12 +76,7 @@ def looks_like(item: Any) -> bool:
 
 
 def parse(path: Path, text: str, options: ImportOptions) -> list[Transcript]:
-    items, torn = read_json_lines(text)
-    if not items:
-        raise NothingToImport("the file is empty")
-    skipped: Counter[str] = Counter()
-    if torn:
-        skipped["torn last line"] += 1
+    items, skipped = read_transcript_lines(text)
     reader = _Reader(options, skipped)
     for number, item in items:
         reader.add(number, item)
@@ -87,13 +84,13 @@ def parse(path: Path, text: str, options: ImportOptions) -> list[Transcript]:
         raise InvalidSession("not a Codex rollout: no session_meta, response_item or event_msg lines")
     messages = reader.messages()
     if not messages:
-        raise NothingToImport(f"no conversation messages ({_describe(skipped)})")
+        raise NothingToImport(f"no conversation messages ({describe_skipped(skipped)})")
     raw_id = reader.session_id or _file_uuid(path) or path.stem
     record: dict[str, Any] = {"sessionId": safe_session_id(ID_PREFIX, raw_id), "channel": CHANNEL,
                               "messages": messages}
     if reader.started:
         record["date"] = reader.started[:10]
-    project = _project(reader.cwd)
+    project = folder_name(reader.cwd)
     if project:
         record["topics"] = [project]
     if reader.summary:
@@ -291,16 +288,3 @@ def _output(value: Any) -> tuple[str, bool]:
 def _file_uuid(path: Path) -> str | None:
     match = _UUID_AT_END.search(path.stem)
     return match.group(1) if match else None
-
-
-def _project(cwd: str | None) -> str | None:
-    if not cwd:
-        return None
-    pure = PureWindowsPath(cwd) if "\\" in cwd else PurePosixPath(cwd)
-    return pure.name or None
-
-
-def _describe(skipped: Counter[str]) -> str:
-    if not skipped:
-        return "the file is empty"
-    return ", ".join(f"{count}× {reason}" for reason, count in skipped.most_common(4))

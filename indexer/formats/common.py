@@ -8,6 +8,7 @@ import json
 import re
 from collections import Counter
 from dataclasses import dataclass, field
+from pathlib import PurePosixPath, PureWindowsPath
 from typing import Any
 
 from models import InvalidSession, parse_time
@@ -21,8 +22,11 @@ __all__ = [
     "Transcript",
     "block_texts",
     "clip",
+    "describe_skipped",
+    "folder_name",
     "label",
     "read_json_lines",
+    "read_transcript_lines",
     "safe_session_id",
     "tool_call_text",
     "tool_result_text",
@@ -106,6 +110,33 @@ def read_json_lines(text: str) -> tuple[list[tuple[int, Any]], int]:
         more = f" and {len(damaged) - 5} more" if len(damaged) > 5 else ""
         raise InvalidSession(f"unreadable JSON on lines {damaged[:5]}{more}")
     return items, len(bad)
+
+
+def read_transcript_lines(text: str) -> tuple[list[tuple[int, Any]], Counter[str]]:
+    """read_json_lines for a transcript: its lines, and a count of what was left out that starts
+    with a torn last line; an empty file has nothing to import."""
+    items, torn = read_json_lines(text)
+    if not items:
+        raise NothingToImport("the file is empty")
+    skipped: Counter[str] = Counter()
+    if torn:
+        skipped["torn last line"] += 1
+    return items, skipped
+
+
+def describe_skipped(skipped: Counter[str]) -> str:
+    """The commonest reasons a file's lines were left out, for a "nothing to import" message."""
+    if not skipped:
+        return "the file is empty"
+    return ", ".join(f"{count}× {reason}" for reason, count in skipped.most_common(4))
+
+
+def folder_name(path: str | None) -> str | None:
+    """The last part of a working folder, Windows or POSIX (a session's project topic)."""
+    if not path:
+        return None
+    pure = PureWindowsPath(path) if "\\" in path else PurePosixPath(path)
+    return pure.name or None
 
 
 def label(value: Any) -> str:

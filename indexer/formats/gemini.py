@@ -26,7 +26,7 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from pathlib import Path, PurePosixPath, PureWindowsPath
+from pathlib import Path
 from typing import Any
 
 from indexer.formats.common import (
@@ -34,8 +34,10 @@ from indexer.formats.common import (
     NothingToImport,
     Transcript,
     clip,
+    describe_skipped,
+    folder_name,
     label,
-    read_json_lines,
+    read_transcript_lines,
     safe_session_id,
     tool_call_text,
     tool_result_text,
@@ -79,12 +81,7 @@ def looks_like_document(value: Any) -> bool:
 
 
 def parse(path: Path, text: str, options: ImportOptions) -> list[Transcript]:
-    items, torn = read_json_lines(text)
-    if not items:
-        raise NothingToImport("the file is empty")
-    skipped: Counter[str] = Counter()
-    if torn:
-        skipped["torn last line"] += 1
+    items, skipped = read_transcript_lines(text)
     log = _Log(skipped)
     for _, item in items:
         log.apply(item)
@@ -154,7 +151,7 @@ def _transcript(path: Path, metadata: dict[str, Any], messages: list[dict[str, A
     for message in messages:
         out += _render(message, options, skipped)
     if not out:
-        raise NothingToImport(f"no conversation messages ({_describe(skipped)})")
+        raise NothingToImport(f"no conversation messages ({describe_skipped(skipped)})")
     record: dict[str, Any] = {"sessionId": safe_session_id(ID_PREFIX, metadata["sessionId"]),
                               "channel": CHANNEL, "messages": out}
     if isinstance(metadata.get("startTime"), str):
@@ -246,8 +243,7 @@ def _project(path: Path) -> str | None:
     slug = chats.parent.name
     mapped = _projects_file(chats.parent.parent.parent / "projects.json").get(slug)
     if mapped:
-        pure = PureWindowsPath(mapped) if "\\" in mapped else PurePosixPath(mapped)
-        return pure.name or None
+        return folder_name(mapped)
     return None if _HASH.fullmatch(slug) else slug or None
 
 
@@ -264,9 +260,3 @@ def _projects_file(path: Path) -> dict[str, str]:
         return {}
     return {slug: folder for folder, slug in data.items()
             if isinstance(folder, str) and isinstance(slug, str)}
-
-
-def _describe(skipped: Counter[str]) -> str:
-    if not skipped:
-        return "the file is empty"
-    return ", ".join(f"{count}× {reason}" for reason, count in skipped.most_common(4))
