@@ -34,7 +34,8 @@ from models.lifecycle import (
 from models.memory import MEMORY_TYPES, Memory
 from models.parse import parse_session, parse_time, text_of
 from models.recovery import ChangeReport, RecoveryDecision, RecoveryOptions, recovery_options
-from models.session import Decision, Feedback, Message, Retention, Session
+from models.resume import ResumeHint
+from models.session import Decision, Feedback, Message, Origin, Retention, Session
 from models.snapshot import Fact, Intent, Snapshot, Task, parse_snapshot
 from models.tokens import estimate_tokens
 
@@ -58,10 +59,12 @@ __all__ = [
     "Message",
     "MessageHit",
     "NotFound",
+    "Origin",
     "PayloadTooLarge",
     "RecallError",
     "RecoveryDecision",
     "RecoveryOptions",
+    "ResumeHint",
     "Retention",
     "SearchFilters",
     "SearchRequest",

@@ -13,7 +13,7 @@ from models.errors import InvalidSession
 from models.ids import check_session_id
 from models.lifecycle import STATUSES, StatusChange
 from models.memory import Memory
-from models.session import Decision, Feedback, Message, Retention, Session
+from models.session import Decision, Feedback, Message, Origin, Retention, Session
 
 __all__ = ["parse_session", "parse_time", "text_of"]
 
@@ -51,7 +51,16 @@ def parse_session(raw: Any, *, fallback_id: str | None = None) -> Session:
         archived_at=parse_time(raw.get("archivedAt") or raw.get("archived_at")),
         **_retention(raw, session_id),
         **_lifecycle(raw),
+        origin=_origin(raw.get("origin")),
     )
+
+
+def _origin(value: Any) -> Origin | None:
+    """An imported session's origin; anything malformed is dropped, never fatal."""
+    if not isinstance(value, dict) or not isinstance(value.get("agent"), str):
+        return None
+    fields = {k: value[k] for k in ("id", "cwd", "path") if isinstance(value.get(k), str)}
+    return Origin(agent=value["agent"], **fields)
 
 
 def _lifecycle(raw: dict[str, Any]) -> dict[str, Any]:

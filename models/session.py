@@ -41,6 +41,16 @@ class Retention(msgspec.Struct, frozen=True, omit_defaults=True, rename="camel")
     dropped: tuple[str, ...] = ()  # one note per trim: what was dropped and when
 
 
+class Origin(msgspec.Struct, frozen=True, omit_defaults=True, rename="camel"):
+    """Where an imported session came from: the agent that wrote it, its id there, the folder
+    it ran in and the transcript file; what `recall resume` needs to reopen it."""
+
+    agent: str  # a transcript format name (indexer/formats), e.g. "claude-code"
+    id: str | None = None  # the agent's own session id, when it has one
+    cwd: str | None = None
+    path: str | None = None  # the transcript file it was imported from
+
+
 class Session(msgspec.Struct, frozen=True, omit_defaults=True, rename="camel"):
     """One archived conversation, normalized: every message has an id and a time."""
 
@@ -65,6 +75,7 @@ class Session(msgspec.Struct, frozen=True, omit_defaults=True, rename="camel"):
     # which counts as archived; the history holds every change with its time, oldest first
     status: SessionStatus | None = None
     status_history: tuple[StatusChange, ...] = ()
+    origin: Origin | None = None  # set for sessions imported from an agent's transcript
 
     @property
     def month(self) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shlex
 import sys
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -166,6 +167,37 @@ def show(run: Run, session_id: str, token_budget: int | None, no_server: bool,
     return 0
 
 
+@click.command()
+@click.argument("session_id", metavar="ID")
+@click.option("--print-context", is_flag=True,
+              help="print the session's summary and newest messages to paste instead")
+@click.option("--token-budget", type=int, default=2000, show_default=True,
+              help="with --print-context: about how many tokens to print")
+@json_option
+@pass_run
+def resume(run: Run, session_id: str, print_context: bool, token_budget: int,
+           as_json: bool) -> int:
+    """Print the command that reopens a session in the agent that wrote it
+    (`claude --resume …`, `codex resume …`), and the folder to run it in."""
+    if print_context:
+        context = run.service.session(session_id, token_budget)
+        if as_json:
+            print_json(context, indent=1)
+        else:
+            print_session(context)
+        return 0
+    hint = run.service.resume(session_id)
+    if as_json:
+        print_json(hint, indent=1)
+        return 0
+    if hint.command:
+        print(f"cd {shlex.quote(hint.cwd)} && {hint.command}" if hint.cwd else hint.command)
+    print(f"# {hint.note}", file=sys.stderr if hint.command else sys.stdout)
+    if hint.transcript:
+        print(f"# transcript: {hint.transcript}", file=sys.stderr if hint.command else sys.stdout)
+    return 0 if hint.command else 1
+
+
 def print_session(s: ArchivedSession) -> None:
     title = s.title or ", ".join(s.topics)
     print(f"{s.session_id}  {s.date}  {s.channel or ''}  {title}")
@@ -177,4 +209,4 @@ def print_session(s: ArchivedSession) -> None:
         print(f"\n[{m.time}] {m.speaker or m.role}:\n{m.content}")
 
 
-COMMANDS = [search, show]
+COMMANDS = [search, show, resume]

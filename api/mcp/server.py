@@ -25,7 +25,7 @@ from api.service.memories import MemoriesPayload
 from api.service.requests import search_request
 from api.service.sessions import ArchivedSession
 from api.settings import Settings
-from models import ChangeReport, RecoveryDecision, SearchResponse
+from models import ChangeReport, RecoveryDecision, ResumeHint, SearchResponse
 from search.digest import Digest
 
 __all__ = ["build_mcp", "mcp_lifespan", "run_stdio", "streamable_http_app"]
@@ -102,6 +102,17 @@ def build_mcp(service: RecallService) -> MCPServer:
             description="keep the answer under about this many tokens")] = None,
     ) -> ArchivedSession:
         return service.session(session_id, token_budget)
+
+    @server.tool(annotations=READS, description=(
+        "How to pick a session up again in the coding agent that wrote it: the command to run "
+        "(e.g. `claude --resume <id>`, `codex resume <id>`) and the folder to run it in; when "
+        "the agent cannot reopen it, a note saying so with the transcript's path. For context "
+        "to paste instead, use get_session with a token_budget."))
+    @tool_result
+    def resume_session(
+        session_id: Annotated[str, Field(description="the session_id of a search result")],
+    ) -> ResumeHint:
+        return service.resume(session_id)
 
     @server.tool(annotations=WRITES_IDEMPOTENT, description=(
         "Save a conversation into the archive and index it so search_archive can find it. "

@@ -25,7 +25,7 @@ from api.settings import Settings
 from indexer.formats.importer import preview
 from indexer.ingest.progress import silent_progress
 from indexer.stores.layout import DataDir
-from models import RecallError, SearchRequest, SearchResponse
+from models import RecallError, ResumeHint, SearchRequest, SearchResponse
 from search.digest import Digest, build_digest, period_range
 from search.ranker import learned_ranker
 from search.searcher import Searcher
@@ -130,6 +130,12 @@ class RecallService:
 
     def session(self, session_id: str, token_budget: int | None = None) -> ArchivedSession:
         return sessions.read_session(self.archive, session_id, token_budget)
+
+    def resume(self, session_id: str) -> ResumeHint:
+        """The command that reopens an imported session in the agent that wrote it."""
+        from indexer.formats.resume import resume_hint
+
+        return resume_hint(self.archive.session(session_id))
 
     def list_sessions(self, *, since: str | None = None, until: str | None = None,
                       channel: str | None = None, participant: str | None = None,

@@ -27,6 +27,7 @@ from indexer.formats.common import (
     NothingToImport,
     Transcript,
     clip,
+    origin,
     safe_session_id,
 )
 from models import InvalidSession
@@ -65,7 +66,8 @@ def parse(path: Path, text: str, options: ImportOptions) -> list[Transcript]:
         day, clock = started
         record: dict[str, Any] = {
             "sessionId": safe_session_id(ID_PREFIX, f"{folder}-{day}T{clock.replace(':', '-')}"),
-            "channel": CHANNEL, "date": day, "topics": [folder], "messages": messages}
+            "channel": CHANNEL, "date": day, "topics": [folder], "messages": messages,
+            "origin": origin(NAME, None, str(path.absolute().parent), path)}
         first_prompt = next((m["content"] for m in messages if m["role"] == "user"), None)
         if first_prompt:
             record["title"] = clip(first_prompt.split("\n", 1)[0], TITLE_CHARS)

@@ -28,6 +28,7 @@ from indexer.formats.common import (
     NothingToImport,
     Transcript,
     label,
+    origin,
     safe_session_id,
     tool_call_text,
     tool_result_text,
@@ -81,7 +82,7 @@ def parse_value(path: Path, value: Any, options: ImportOptions) -> list[Transcri
     empty = 0
     for position, conversation in enumerate(conversations, start=1):
         try:
-            transcript = _conversation(conversation, options)
+            transcript = _conversation(conversation, options, path)
         except InvalidSession as exc:
             problems.append(f"conversation {position}: {exc.detail}")
             log.warning("%s: skipped conversation %d: %s", path, position, exc.detail)
@@ -103,7 +104,7 @@ def parse_value(path: Path, value: Any, options: ImportOptions) -> list[Transcri
     return out
 
 
-def _conversation(raw: Any, options: ImportOptions) -> Transcript | None:
+def _conversation(raw: Any, options: ImportOptions, path: Path) -> Transcript | None:
     if not isinstance(raw, dict):
         raise InvalidSession("not an object")
     mapping = raw.get("mapping")
@@ -121,6 +122,7 @@ def _conversation(raw: Any, options: ImportOptions) -> Transcript | None:
         "sessionId": safe_session_id(ID_PREFIX, raw_id),
         "channel": CHANNEL,
         "messages": messages,
+        "origin": origin(NAME, raw_id, None, path),
     }
     started = parse_time(raw.get("create_time"))
     if started:

@@ -36,6 +36,7 @@ from indexer.formats.common import (
     describe_skipped,
     folder_name,
     label,
+    origin,
     read_json_lines,
     safe_session_id,
     tool_call_text,
@@ -125,6 +126,7 @@ def parse(path: Path, text: str, options: ImportOptions) -> list[Transcript]:
         "sessionId": safe_session_id(ID_PREFIX, raw_id),
         "channel": CHANNEL,
         "messages": messages,
+        "origin": origin(NAME, raw_id, cwd, path),
     }
     project = folder_name(cwd)
     if project:

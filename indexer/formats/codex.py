@@ -37,6 +37,7 @@ from indexer.formats.common import (
     describe_skipped,
     folder_name,
     label,
+    origin,
     read_transcript_lines,
     safe_session_id,
     tool_call_text,
@@ -87,7 +88,8 @@ def parse(path: Path, text: str, options: ImportOptions) -> list[Transcript]:
         raise NothingToImport(f"no conversation messages ({describe_skipped(skipped)})")
     raw_id = reader.session_id or _file_uuid(path) or path.stem
     record: dict[str, Any] = {"sessionId": safe_session_id(ID_PREFIX, raw_id), "channel": CHANNEL,
-                              "messages": messages}
+                              "messages": messages,
+                              "origin": origin(NAME, raw_id, reader.cwd, path)}
     if reader.started:
         record["date"] = reader.started[:10]
     project = folder_name(reader.cwd)

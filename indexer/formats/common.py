@@ -8,7 +8,7 @@ import json
 import re
 from collections import Counter
 from dataclasses import dataclass, field
-from pathlib import PurePosixPath, PureWindowsPath
+from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any
 
 from models import InvalidSession, parse_time
@@ -25,6 +25,7 @@ __all__ = [
     "describe_skipped",
     "folder_name",
     "label",
+    "origin",
     "read_json_lines",
     "read_transcript_lines",
     "safe_session_id",
@@ -129,6 +130,17 @@ def describe_skipped(skipped: Counter[str]) -> str:
     if not skipped:
         return "the file is empty"
     return ", ".join(f"{count}× {reason}" for reason, count in skipped.most_common(4))
+
+
+def origin(agent: str, raw_id: Any, cwd: Any, path: Path) -> dict[str, str]:
+    """A record's `origin` (models.Origin): the agent, its own id for the session, the folder
+    it ran in and the transcript file, for `recall resume`."""
+    out = {"agent": agent, "path": str(path.absolute())}
+    if isinstance(raw_id, str) and raw_id.strip():
+        out["id"] = raw_id.strip()
+    if isinstance(cwd, str) and cwd.strip():
+        out["cwd"] = cwd.strip()
+    return out
 
 
 def folder_name(path: str | None) -> str | None:

@@ -37,6 +37,7 @@ from indexer.formats.common import (
     describe_skipped,
     folder_name,
     label,
+    origin,
     read_transcript_lines,
     safe_session_id,
     tool_call_text,
@@ -153,7 +154,9 @@ def _transcript(path: Path, metadata: dict[str, Any], messages: list[dict[str, A
     if not out:
         raise NothingToImport(f"no conversation messages ({describe_skipped(skipped)})")
     record: dict[str, Any] = {"sessionId": safe_session_id(ID_PREFIX, metadata["sessionId"]),
-                              "channel": CHANNEL, "messages": out}
+                              "channel": CHANNEL, "messages": out,
+                              "origin": origin(NAME, metadata["sessionId"], _project_path(path),
+                                               path)}
     if isinstance(metadata.get("startTime"), str):
         record["date"] = metadata["startTime"][:10]
     project = _project(path)
@@ -235,16 +238,27 @@ def _parts_text(value: Any) -> str:
 
 
 def _project(path: Path) -> str | None:
-    """The chat's project folder: from ~/.gemini/projects.json when it maps the folder, else the
-    folder name when it is not a hash of the path."""
-    chats = next((p for p in path.parents if p.name == "chats"), None)
-    if chats is None:
-        return None
-    slug = chats.parent.name
-    mapped = _projects_file(chats.parent.parent.parent / "projects.json").get(slug)
+    """The chat's project name: its folder's from ~/.gemini/projects.json when that maps it,
+    else the chats folder's parent when it is not a hash of the path."""
+    mapped = _project_path(path)
     if mapped:
         return folder_name(mapped)
-    return None if _HASH.fullmatch(slug) else slug or None
+    slug = _slug(path)
+    return None if not slug or _HASH.fullmatch(slug) else slug
+
+
+def _project_path(path: Path) -> str | None:
+    """The folder the chat's project is, when ~/.gemini/projects.json names it."""
+    slug = _slug(path)
+    chats = next((p for p in path.parents if p.name == "chats"), None)
+    if slug is None or chats is None:
+        return None
+    return _projects_file(chats.parent.parent.parent / "projects.json").get(slug)
+
+
+def _slug(path: Path) -> str | None:
+    chats = next((p for p in path.parents if p.name == "chats"), None)
+    return chats.parent.name if chats is not None else None
 
 
 def _projects_file(path: Path) -> dict[str, str]:

@@ -34,6 +34,7 @@ from indexer.formats.common import (
     block_texts,
     clip,
     label,
+    origin,
     read_json_lines,
     safe_session_id,
     tool_call_text,
@@ -104,6 +105,7 @@ def parse(path: Path, text: str, options: ImportOptions) -> list[Transcript]:
         "sessionId": safe_session_id(ID_PREFIX, raw_id),
         "channel": _channel(meta) or CHANNEL,
         "messages": reader.messages,
+        "origin": origin(NAME, raw_id, header.get("cwd"), path),
     }
     if isinstance(header.get("timestamp"), str):
         record["date"] = header["timestamp"][:10]

@@ -15,7 +15,7 @@ from api.http.wire import SESSION_RECORD, START_SESSION
 from api.service.indexing import IngestResult
 from api.service.live import LiveSession, is_start_request
 from api.service.sessions import ArchivedSession, Facets, SessionList
-from models import SessionStatus
+from models import ResumeHint, SessionStatus
 
 __all__ = ["router"]
 
@@ -51,6 +51,12 @@ def get_session_route(
     return service.session(session_id, token_budget)
 
 
+@get("/sessions/{session_id:str}/resume", sync_to_thread=True, responses=problem_responses(400, 404),
+     summary="The command that reopens an imported session in the agent that wrote it")
+def resume_route(service: Service, session_id: SessionId) -> ResumeHint:
+    return service.resume(session_id)
+
+
 @post("/sessions", sync_to_thread=True, status_code=201,
       responses={200: ResponseSpec(IngestResult, description="the same session was already archived"),
                  **problem_responses(400, 409, 413, 503)},
@@ -78,5 +84,5 @@ def facets_route(service: Service) -> Facets:
     return service.facets()
 
 
-router = Router(path="/", route_handlers=[list_sessions_route, get_session_route,
+router = Router(path="/", route_handlers=[list_sessions_route, get_session_route, resume_route,
                                           post_session_route, delete_session_route, facets_route])
