@@ -24,7 +24,8 @@ from .helpers import call_tool, make_service, tool_data, tool_error
 ROOT = Path(__file__).resolve().parents[1]
 TOOLS = {"search_archive", "get_session", "archive_session", "delete_session", "extract_memories",
          "recover_session", "memory_digest", "snapshot_changes", "add_todo", "complete_todo", "list_todos",
-         "start_session", "append_messages", "set_session_status", "resume_session"}
+         "start_session", "append_messages", "set_session_status", "resume_session",
+         "context_pack"}
 
 NEW_SESSION = {
     "sessionId": "t-mcp-new",

@@ -198,6 +198,26 @@ def resume(run: Run, session_id: str, print_context: bool, token_budget: int,
     return 0 if hint.command else 1
 
 
+@click.command()
+@click.argument("query")
+@click.option("--budget", type=int, default=1500, show_default=True,
+              help="about how many tokens the pack may use")
+@json_option
+@pass_run
+def pack(run: Run, query: str, budget: int, as_json: bool) -> int:
+    """The best evidence for QUERY within a token budget, for an agent's context: decisions
+    first (newest first), then the matching messages, each cited by session, message, date and
+    agent. Markdown, or with --json the excerpts too."""
+    found = run.service.pack(query, budget)
+    if as_json:
+        print_json(found, indent=1)
+    else:
+        print(found.markdown, end="")
+        if found.omitted:
+            print(f"<!-- {found.omitted} more excerpts did not fit {budget} tokens -->")
+    return 0 if found.excerpts else 1
+
+
 def print_session(s: ArchivedSession) -> None:
     title = s.title or ", ".join(s.topics)
     print(f"{s.session_id}  {s.date}  {s.channel or ''}  {title}")
@@ -209,4 +229,4 @@ def print_session(s: ArchivedSession) -> None:
         print(f"\n[{m.time}] {m.speaker or m.role}:\n{m.content}")
 
 
-COMMANDS = [search, show, resume]
+COMMANDS = [search, show, resume, pack]

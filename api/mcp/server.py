@@ -22,6 +22,7 @@ from api.mcp.todos import add_todo_tools
 from api.service import RecallService
 from api.service.indexing import IngestResult
 from api.service.memories import MemoriesPayload
+from api.service.pack import ContextPack
 from api.service.requests import search_request
 from api.service.sessions import ArchivedSession
 from api.settings import Settings
@@ -102,6 +103,17 @@ def build_mcp(service: RecallService) -> MCPServer:
             description="keep the answer under about this many tokens")] = None,
     ) -> ArchivedSession:
         return service.session(session_id, token_budget)
+
+    @server.tool(annotations=READS, description=(
+        "The best evidence from past sessions for a question, within a token budget: decisions "
+        "first (newest first), then the matching messages, each cited by session_id, "
+        "message_id, date and agent, deduplicated. Paste `markdown` into your context."))
+    @tool_result
+    def context_pack(
+        query: Annotated[str, Field(description="the question or topic; 中文或英文")],
+        budget: Annotated[int, Field(description="about how many tokens the pack may use")] = 1500,
+    ) -> ContextPack:
+        return service.pack(query, budget)
 
     @server.tool(annotations=READS, description=(
         "How to pick a session up again in the coding agent that wrote it: the command to run "

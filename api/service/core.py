@@ -17,6 +17,7 @@ from api.service.indexing import ImportPreview, IndexResult, IngestResult
 from api.service.live import Live
 from api.service.maintenance import Maintenance
 from api.service.memories import SessionMemories
+from api.service.pack import ContextPack, build_pack, pack_request
 from api.service.relevance import MemoryRelevance
 from api.service.sessions import ArchivedSession, Facets, Health, SessionList, Stats
 from api.service.snapshots import Snapshots
@@ -130,6 +131,11 @@ class RecallService:
 
     def session(self, session_id: str, token_budget: int | None = None) -> ArchivedSession:
         return sessions.read_session(self.archive, session_id, token_budget)
+
+    def pack(self, query: str, budget: int = 1500) -> ContextPack:
+        """The best evidence for a question within `budget` tokens, cited (api/service/pack.py)."""
+        response = self.search(pack_request(query, budget))
+        return build_pack(response, self.archive, budget)
 
     def resume(self, session_id: str) -> ResumeHint:
         """The command that reopens an imported session in the agent that wrote it."""

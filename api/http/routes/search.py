@@ -1,14 +1,17 @@
-"""GET /v1/search: the same request and result as `recall search --json` and the MCP tool."""
+"""GET /v1/search: the same request and result as `recall search --json` and the MCP tool; and
+POST /v1/pack, a context pack built from one search (`recall pack --json`)."""
 
 from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from litestar import Router, get
-from litestar.params import FromQuery, QueryParameter
+import msgspec
+from litestar import Router, get, post
+from litestar.params import FromQuery, JSONBody, QueryParameter
 
 from api.http.params import OptionalDay, OptionalText, SearchQuery, Service
 from api.http.problems import problem_responses
+from api.service.pack import ContextPack
 from api.service.requests import search_request
 from models import SearchResponse
 from models.hits import MemoryRank, SearchScope
@@ -53,4 +56,16 @@ def search_route(
     return service.search(search_request(values, q))
 
 
-router = Router(path="/", route_handlers=[search_route])
+class PackRequest(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    query: str
+    budget: int = 1500
+
+
+@post("/pack", sync_to_thread=True, status_code=200, responses=problem_responses(400, 503),
+      summary="The best evidence for a question within a token budget, cited by session, "
+              "message, date and agent, in Markdown and JSON (`recall pack --json`)")
+def pack_route(service: Service, data: JSONBody[PackRequest]) -> ContextPack:
+    return service.pack(data.query, data.budget)
+
+
+router = Router(path="/", route_handlers=[search_route, pack_route])
