@@ -146,10 +146,7 @@ class Searcher:
         """The first `count` sessions by fused score for this request, each with the feature row
         the learned ranker weighs (search/ranker.py): what scripts/train_ranker.py learns from."""
         found = self._find(request)
-        ranked = by_session(found.candidates)[:count]
-        docs = self._evidence_docs(found.gen, ranked)
-        ranked = [g for g in ranked if g[0].number in docs]
-        rows = evidence_features(ranked, docs, found.context(request.query))
+        ranked, docs, rows = self._features(found, request, by_session(found.candidates)[:count])
         return [(docs[g[0].number].session_id, row) for g, row in zip(ranked, rows, strict=True)]
 
     def _find(self, request: SearchRequest) -> _Found:
@@ -316,6 +313,14 @@ class Searcher:
         docs.update({c.number: by_key[c.key] for c in wanted if c.key in by_key})
         return docs
 
+    def _features(self, found: _Found, request: SearchRequest, groups: list[list[Candidate]]
+                  ) -> tuple[list[list[Candidate]], dict[int, StoredDoc], list[list[float]]]:
+        """The groups whose evidence could be read, those documents, and each group's feature
+        row for the learned ranker."""
+        docs = self._evidence_docs(found.gen, groups)
+        groups = [g for g in groups if g[0].number in docs]
+        return groups, docs, evidence_features(groups, docs, found.context(request.query))
+
     def _rank(self, found: _Found, request: SearchRequest
               ) -> tuple[list[list[Candidate]], list[float], dict[int, StoredDoc]]:
         """Session groups best first, with their scores: the learned ranker's probabilities above
@@ -326,10 +331,8 @@ class Searcher:
             return ranked, [session_score(g) for g in ranked], {}
         assert self.ranker is not None
         ranker = self.ranker.with_floors("strict") if request.strict else self.ranker
-        ranked = ranked[: max(request.limit, ranker.candidates)]
-        docs = self._evidence_docs(found.gen, ranked)
-        ranked = [g for g in ranked if g[0].number in docs]
-        rows = evidence_features(ranked, docs, found.context(request.query))
+        ranked, docs, rows = self._features(found, request,
+                                            ranked[: max(request.limit, ranker.candidates)])
         probabilities = ranker.probabilities(rows).tolist()
         kept = ranker.kept(probabilities, rows)[: request.limit]
         return [ranked[i] for i in kept], [probabilities[i] for i in kept], docs

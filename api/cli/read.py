@@ -158,12 +158,7 @@ def show(run: Run, session_id: str, token_budget: int | None, no_server: bool,
     if server := remote(run.settings, no_server):
         session = server.get(Remote.session_path(session_id), {"token_budget": token_budget},
                              ArchivedSession)
-    if session is None:
-        session = run.service.session(session_id, token_budget)
-    if as_json:
-        print_json(session, indent=1)
-    else:
-        print_session(session)
+    _print_session(session or run.service.session(session_id, token_budget), as_json)
     return 0
 
 
@@ -180,11 +175,7 @@ def resume(run: Run, session_id: str, print_context: bool, token_budget: int,
     """Print the command that reopens a session in the agent that wrote it
     (`claude --resume …`, `codex resume …`), and the folder to run it in."""
     if print_context:
-        context = run.service.session(session_id, token_budget)
-        if as_json:
-            print_json(context, indent=1)
-        else:
-            print_session(context)
+        _print_session(run.service.session(session_id, token_budget), as_json)
         return 0
     hint = run.service.resume(session_id)
     if as_json:
@@ -216,6 +207,13 @@ def pack(run: Run, query: str, budget: int, as_json: bool) -> int:
         if found.omitted:
             print(f"<!-- {found.omitted} more excerpts did not fit {budget} tokens -->")
     return 0 if found.excerpts else 1
+
+
+def _print_session(session: ArchivedSession, as_json: bool) -> None:
+    if as_json:
+        print_json(session, indent=1)
+    else:
+        print_session(session)
 
 
 def print_session(s: ArchivedSession) -> None:

@@ -57,27 +57,26 @@ def parse(path: Path, text: str, options: ImportOptions) -> list[Transcript]:
     if not looks_like_text(text):
         raise InvalidSession("not an aider chat history: no '# aider chat started at' line first")
     folder = path.resolve().parent.name or "aider"
-    transcripts = []
-    for started, lines in _sessions(text):
+    sessions = _sessions(text)
+    kept = []
+    for started, lines in sessions:
         skipped: Counter[str] = Counter()
         messages = _messages(lines, options, skipped)
-        if not any(m["role"] == "user" for m in messages):
-            continue  # aider started and quit without a prompt
-        day, clock = started
+        if any(m["role"] == "user" for m in messages):
+            kept.append((started, messages, skipped))
+    if not kept:
+        raise NothingToImport("no session with a prompt")
+    if len(kept) < len(sessions):  # aider started and quit without a prompt: say so once
+        kept[0][2]["session without a prompt"] = len(sessions) - len(kept)
+    transcripts = []
+    for (day, clock), messages, skipped in kept:
         record: dict[str, Any] = {
             "sessionId": safe_session_id(ID_PREFIX, f"{folder}-{day}T{clock.replace(':', '-')}"),
             "channel": CHANNEL, "date": day, "topics": [folder], "messages": messages,
             "origin": origin(NAME, None, str(path.absolute().parent), path)}
-        first_prompt = next((m["content"] for m in messages if m["role"] == "user"), None)
-        if first_prompt:
-            record["title"] = clip(first_prompt.split("\n", 1)[0], TITLE_CHARS)
+        first_prompt = next(m["content"] for m in messages if m["role"] == "user")
+        record["title"] = clip(first_prompt.split("\n", 1)[0], TITLE_CHARS)
         transcripts.append(Transcript.build(record, skipped))
-    if not transcripts:
-        raise NothingToImport("no session with a prompt")
-    # sessions without a prompt are not imported; say so on the first one that is
-    dropped = len(_sessions(text)) - len(transcripts)
-    if dropped:
-        transcripts[0].skipped["session without a prompt"] = dropped
     return transcripts
 
 

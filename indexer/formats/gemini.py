@@ -239,26 +239,26 @@ def _parts_text(value: Any) -> str:
 
 def _project(path: Path) -> str | None:
     """The chat's project name: its folder's from ~/.gemini/projects.json when that maps it,
-    else the chats folder's parent when it is not a hash of the path."""
+    else the project folder's own name (`tmp/<slug>/chats/`) when it is not a hash of the path."""
     mapped = _project_path(path)
     if mapped:
         return folder_name(mapped)
-    slug = _slug(path)
+    chats = _chats(path)
+    slug = chats.parent.name if chats else None
     return None if not slug or _HASH.fullmatch(slug) else slug
 
 
 def _project_path(path: Path) -> str | None:
     """The folder the chat's project is, when ~/.gemini/projects.json names it."""
-    slug = _slug(path)
-    chats = next((p for p in path.parents if p.name == "chats"), None)
-    if slug is None or chats is None:
+    chats = _chats(path)
+    if chats is None:
         return None
-    return _projects_file(chats.parent.parent.parent / "projects.json").get(slug)
+    return _projects_file(chats.parent.parent.parent / "projects.json").get(chats.parent.name)
 
 
-def _slug(path: Path) -> str | None:
-    chats = next((p for p in path.parents if p.name == "chats"), None)
-    return chats.parent.name if chats is not None else None
+def _chats(path: Path) -> Path | None:
+    """The `chats` folder the chat is in (sub-agents' chats are one level deeper)."""
+    return next((p for p in path.parents if p.name == "chats"), None)
 
 
 def _projects_file(path: Path) -> dict[str, str]:
