@@ -38,6 +38,27 @@ FORMATS = DATA / "formats"
 CC = FORMATS / "claude-code" / "projects"
 OC = FORMATS / "openclaw" / "agents"
 GPT = FORMATS / "chatgpt" / "conversations.json"
+# format fixtures damaged on purpose: `recall index` rejects each, with this in its reason, and
+# imports the rest
+DAMAGED_FORMAT_FILES = {
+    "cline/config/Code/User/globalStorage/saoudrizwan.claude-dev/tasks/1772600000789/"
+    "api_conversation_history.json": "invalid JSON at line 1",
+    "cursor/Cursor/User/workspaceStorage/9e107d9d372bb6826bd81d3542a419d6/state.vscdb":
+        "unreadable SQLite database: database disk image is malformed",
+    "opencode/older-install/storage/part/msg_a4c1f0e50001CsVeXpOrTs0002/"
+    "prt_a4c1f0e50001004Ts0002.json": "invalid JSON at line 3",
+}
+
+
+def damaged_format_files(rejected: list[Any], root: Path = FORMATS) -> dict[str, str]:
+    """The rejections of an index run over the format fixtures (copied to root), as
+    {path under root: the part of the reason DAMAGED_FORMAT_FILES expects}."""
+    out = {}
+    for rejection in rejected:
+        relative = Path(rejection.path).resolve().relative_to(root.resolve()).as_posix()
+        expected = DAMAGED_FORMAT_FILES.get(relative, "")
+        out[relative] = expected if expected and expected in rejection.reason else rejection.reason
+    return out
 
 PROBLEM = "application/problem+json"
 

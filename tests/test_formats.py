@@ -1,10 +1,13 @@
-"""Transcript importers (Claude Code, OpenClaw, ChatGPT; Codex in test_format_codex.py): detection, parsing choices, and the real
-pipeline from fixture files to search results."""
+"""Transcript importers (Claude Code, OpenClaw, ChatGPT; each other format in its own
+test_format_*.py): detection, parsing choices, and the real pipeline from a folder of every
+format's fixtures to search results."""
 
 from __future__ import annotations
 
 import json
 import shutil
+import sqlite3
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -14,10 +17,27 @@ import pytest
 from api import RecallService
 from indexer.formats import ImportOptions, NothingToImport, detect_format
 from indexer.formats.common import safe_session_id
-from indexer.formats.sources import RawSession, load_file, read_transcripts
+from indexer.formats.sources import (
+    RawSession,
+    discover,
+    load_database,
+    load_file,
+    read_path,
+    read_transcripts,
+)
 from models import InvalidSession, SearchFilters, SearchRequest, check_session_id
 
-from .helpers import CC, FORMATS, GPT, JSONL, OC, SESSIONS, make_service
+from .helpers import (
+    CC,
+    DAMAGED_FORMAT_FILES,
+    FORMATS,
+    GPT,
+    JSONL,
+    OC,
+    SESSIONS,
+    damaged_format_files,
+    make_service,
+)
 
 CC_MAIN = CC / "-home-lin-code-ledger" / "5b0e3c1a-7d2f-4c61-9a8e-2f4b6c8d0e13.jsonl"
 CC_AGENT = CC / "-home-lin-code-ledger" / "agent-3f2a9c1d.jsonl"
@@ -260,10 +280,13 @@ def test_session_ids_are_safe_and_stable() -> None:
 @pytest.fixture(scope="module")
 def imported(tmp_path_factory: pytest.TempPathFactory) -> RecallService:
     service = make_service(tmp_path_factory.mktemp("imported"))
-    report = service.index([FORMATS])  # `recall index` on a folder: formats found by content
-    assert not report.rejected, report.rejected
-    # two aider, two Claude Code, three Codex, two Gemini CLI, two OpenClaw, three ChatGPT sessions
-    assert report.indexed == 14 and report.files == 14
+    report = service.index([FORMATS])  # `recall index` on a folder of every format, found by content
+    assert damaged_format_files(report.rejected) == DAMAGED_FORMAT_FILES  # and the batch went on
+    channels = Counter(s.channel for s in service.list_sessions(limit=100).sessions)
+    assert channels == {"claude-code": 2, "codex": 3, "gemini": 2, "cursor": 6, "aider": 2,
+                        "cline": 5, "opencode": 6, "copilot": 5, "telegram": 1, "webchat": 1,
+                        "chatgpt": 3}
+    assert report.indexed == 36
     return service
 
 
@@ -282,8 +305,9 @@ def test_imported_sessions_are_searchable(imported: RecallService) -> None:
     assert top(imported, "Decimal", channel="claude-code")[0] == \
         "claude-code-5b0e3c1a-7d2f-4c61-9a8e-2f4b6c8d0e13"
     assert top(imported, "压测")[0] == "claude-code-c7d1e9f0-3a5b-4e2c-8f61-0b9d2a4c6e88"
-    for left_out in ("QX7Z", "quokka", "pelican", "walrus"):
-        assert top(imported, left_out, mode="keyword") == [], left_out
+    for left_out, channel in (("QX7Z", "telegram"), ("quokka", "claude-code"),
+                              ("pelican", "chatgpt"), ("walrus", "chatgpt")):
+        assert top(imported, left_out, mode="keyword", channel=channel) == [], left_out
 
 
 def test_imported_sessions_are_redacted_and_listed(imported: RecallService) -> None:
@@ -300,8 +324,8 @@ def test_reimport_is_incremental_and_options_count(imported: RecallService, tmp_
     home = tmp_path / "home"
     shutil.copytree(imported.data.root, home, ignore=shutil.ignore_patterns("writer.lock"))
     service = make_service(home)
-    again = service.index([FORMATS])
-    assert (again.indexed, again.unchanged, again.rejected) == (0, 11, [])  # files
+    again = service.index([FORMATS])  # files: read before, or with nothing to import
+    assert (again.indexed, again.unchanged) == (0, again.files - len(DAMAGED_FORMAT_FILES))
     thinking = service.index([CC], ImportOptions(thinking=True))  # changes one session only
     assert (thinking.indexed, thinking.unchanged) == (1, 1)
     assert "[thinking]" in service.session(
@@ -336,7 +360,7 @@ def test_a_named_format_must_fit(tmp_path: Path) -> None:
         load_file(OC_TRIP, OC_TRIP.read_bytes(), 10_000_000, ImportOptions(format="claude-code"))
     with pytest.raises(InvalidSession, match="not an OpenClaw session"):
         load_file(CC_MAIN, CC_MAIN.read_bytes(), 10_000_000, ImportOptions(format="openclaw"))
-    with pytest.raises(InvalidSession, match="not a ChatGPT export"):
+    with pytest.raises(InvalidSession, match="not a chatgpt transcript: those are JSON documents"):
         load_file(CC_MAIN, CC_MAIN.read_bytes(), 10_000_000, ImportOptions(format="chatgpt"))
     archive = SESSIONS / "2026-03" / "t-zh-upgrade.json"
     with pytest.raises(InvalidSession, match="not a ChatGPT export"):
@@ -365,3 +389,28 @@ def test_a_run_stopped_inside_a_many_session_file_reads_it_again(tmp_path: Path,
     monkeypatch.undo()
     service.index([GPT])
     assert len(service.list_sessions().sessions) == 3
+
+
+def test_databases_of_other_programs_are_passed_over(tmp_path: Path) -> None:
+    """A folder being indexed may hold SQLite databases no agent wrote, and `.db` files that are
+    not SQLite at all: neither is an error, and neither is copied to quarantine."""
+    folder = tmp_path / "mixed"
+    folder.mkdir()
+    other = sqlite3.connect(folder / "photos.db")
+    other.execute("CREATE TABLE album (id INTEGER PRIMARY KEY, name TEXT)")
+    other.execute("INSERT INTO album (name) VALUES ('Hangzhou 2026')")
+    other.commit()
+    other.close()
+    (folder / "cache.db").write_bytes(b"\x00\x01berkeley\x00" * 10)
+    shutil.copy(SESSIONS / "2026-03" / "t-zh-upgrade.json", folder)
+    assert [p.name for p in discover([folder])] == ["photos.db", "t-zh-upgrade.json"]
+    service = make_service(tmp_path / "home")
+    report = service.index([folder])
+    assert (report.indexed, report.rejected, report.unchanged) == (1, [], 0)
+    assert not service.data.quarantine.exists() or not any(service.data.quarantine.iterdir())
+    with pytest.raises(InvalidSession, match="not a Cursor database: no cursorDiskKV"):
+        read_path(folder / "photos.db", ImportOptions(format="cursor"), 10_000_000)
+    with pytest.raises(InvalidSession, match="not a codex transcript: those are JSON lines, this "
+                                             "is a SQLite database"):
+        read_path(folder / "photos.db", ImportOptions(format="codex"), 10_000_000)
+    assert load_database(folder / "photos.db") == []  # nothing to import, said in the log

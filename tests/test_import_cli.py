@@ -8,7 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from .helpers import CC, FORMATS, GPT, OC
+from api.service.indexing import Rejected
+from indexer.formats import FORMAT_NAMES
+
+from .helpers import CC, DAMAGED_FORMAT_FILES, FORMATS, GPT, OC, damaged_format_files
 
 
 @pytest.fixture
@@ -25,14 +28,21 @@ def data(tmp_path: Path) -> Path:
     return tmp_path / "data"
 
 
+# what moves an agent's default location away from the home folder
+AGENT_LOCATION_VARIABLES = (
+    "CLAUDE_CONFIG_DIR", "CODEX_HOME", "AIDER_CHAT_HISTORY_FILE", "XDG_CONFIG_HOME",
+    "XDG_DATA_HOME", "APPDATA", "VSCODE_APPDATA", "VSCODE_PORTABLE", "CURSOR_CONFIG_DIR",
+    "CLINE_DIR", "CLINE_DATA_DIR", "CLINE_SESSION_DATA_DIR", "OPENCODE_DB", "COPILOT_HOME")
+
+
 @pytest.fixture
 def recall(recall, user_home: Path, data: Path, monkeypatch: pytest.MonkeyPatch):
     """The `recall` fixture with a user home of its own and no CLAUDE_CONFIG_DIR, so no default
     location outside the test is read."""
     monkeypatch.setenv("RECALL_HOME", str(data))
     monkeypatch.setenv("HOME", str(user_home))
-    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
-    monkeypatch.delenv("CODEX_HOME", raising=False)
+    for name in AGENT_LOCATION_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
     return recall
 
 
@@ -89,7 +99,7 @@ def test_sources_and_import_all(recall, user_home: Path) -> None:
     shutil.copytree(FORMATS / "codex", user_home / ".codex")
     shutil.copytree(FORMATS / "gemini", user_home / ".gemini")
     found = {s["format"]: s for s in json.loads(recall("sources", "--json").stdout)}
-    assert list(found) == ["claude-code", "codex", "gemini", "aider", "openclaw", "chatgpt"]
+    assert tuple(found) == FORMAT_NAMES
     assert (found["codex"]["files"], found["gemini"]["files"]) == (3, 2)
     assert found["codex"]["found"] == [str(user_home / ".codex" / "sessions"),
                                        str(user_home / ".codex" / "archived_sessions")]
@@ -134,14 +144,16 @@ def test_import_then_search(recall) -> None:
 
 def test_index_recognizes_every_format(recall) -> None:
     report = json.loads(recall("index", str(FORMATS), "--json").stdout)
-    assert (report["indexed"], report["rejected"]) == (14, [])
+    assert damaged_format_files([Rejected(**r) for r in report["rejected"]]) == DAMAGED_FORMAT_FILES
+    assert report["indexed"] == 36
     stats = json.loads(recall("stats", "--json").stdout)
     assert stats["channels"] == {"aider": 2, "chatgpt": 3, "claude-code": 2, "codex": 3,
-                                 "gemini": 2, "telegram": 1, "webchat": 1}
+                                 "gemini": 2, "telegram": 1, "webchat": 1, "cursor": 6,
+                                 "cline": 5, "opencode": 6, "copilot": 5}
 
 
 @pytest.mark.parametrize("args,status,message", [
-    (["import", "cursor", "--dry-run"], 2, "Invalid value for '[FORMAT]': 'cursor' is not one of"),
+    (["import", "windsurf", "--dry-run"], 2, "Invalid value for '[FORMAT]': 'windsurf' is not one of"),
     (["import", "chatgpt", str(GPT), "--since", "yesterday"], 1, "cannot read date"),
     (["import", "chatgpt", str(GPT), "--tool-chars", "-1"], 1, "must not be negative"),
     (["import", "openclaw", "/no/such/folder"], 1, "no such file or folder"),

@@ -15,7 +15,7 @@ from api import RecallService
 from api.http.app import create_app
 from models import NotFound
 
-from .helpers import FORMATS, SESSIONS, make_service
+from .helpers import DAMAGED_FORMAT_FILES, FORMATS, SESSIONS, damaged_format_files, make_service
 
 CLAUDE = "claude-code-5b0e3c1a-7d2f-4c61-9a8e-2f4b6c8d0e13"
 CODEX = "codex-0199a2b4-5c6d-7e8f-9a0b-1c2d3e4f5a6b"
@@ -31,7 +31,7 @@ def imported(tmp_path_factory: pytest.TempPathFactory) -> RecallService:
     shutil.copytree(SESSIONS, root / "sessions")
     service = make_service(root / "home")
     report = service.index([root / "formats", root / "sessions"])
-    assert not report.rejected
+    assert damaged_format_files(report.rejected, root / "formats") == DAMAGED_FORMAT_FILES
     return service
 
 

@@ -6,6 +6,7 @@ import json
 import os
 import shutil
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
@@ -19,7 +20,7 @@ from indexer.ingest.watch import Watcher
 from indexer.stores.lock import WriterLock
 from models import SearchRequest
 
-from .helpers import CC, make_service
+from .helpers import CC, FORMATS, make_service
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -106,7 +107,8 @@ def test_a_restarted_watcher_reads_nothing_twice(setup) -> None:
     assert first.report and first.report.indexed >= 2
     restarted = make_watcher(service, root, clock).poll()  # a new process: state DB remembers
     assert restarted.report and restarted.report.indexed == 0
-    assert restarted.report.unchanged == first.report.indexed + first.report.unchanged
+    # every file, the sub-agent file with nothing to import included
+    assert restarted.report.unchanged == first.report.files
 
 
 def test_a_bad_file_is_reported_and_the_watcher_goes_on(setup) -> None:
@@ -219,3 +221,40 @@ def test_cli_watch_stops_cleanly_on_sigterm(tmp_path: Path) -> None:
         rest = proc.stderr.read()
         assert proc.wait(timeout=60) == 0, "".join(lines) + rest
     assert "recall watch: stopped" in rest
+
+
+def test_a_database_is_read_again_when_its_write_ahead_log_grows(setup) -> None:
+    """opencode and Cursor keep their newest writes in the database's `-wal` file until they
+    checkpoint; the database file itself does not change, and the watcher must notice anyway."""
+    service, root, clock = setup
+    db = root / "opencode.db"
+    shutil.copyfile(FORMATS / "opencode" / "opencode.db", db)
+    writer = sqlite3.connect(db)  # the agent, running: its writes stay in the log
+    try:
+        writer.execute("PRAGMA journal_mode=WAL")
+        writer.execute("PRAGMA wal_autocheckpoint=0")
+        watcher = make_watcher(service, root, clock)
+        clock.now += 10
+        first = watcher.poll()
+        assert first.ingested == [db] and first.report and first.report.indexed >= 2
+        assert not found(service, "persimmon")
+
+        before = db.stat().st_mtime_ns, db.stat().st_size
+        session_id, = writer.execute(
+            "SELECT id FROM session ORDER BY time_created LIMIT 1").fetchone()
+        at = writer.execute("SELECT max(time_created) FROM message").fetchone()[0] + 1000
+        writer.execute("INSERT INTO message VALUES (?, ?, ?, ?, ?)", (
+            "msg_zzzzzzzzzzzzWatchTest0001", session_id, at, at,
+            json.dumps({"role": "user", "time": {"created": at}})))
+        writer.execute("INSERT INTO part VALUES (?, ?, ?, ?, ?, ?)", (
+            "prt_zzzzzzzzzzzzWatchTest0001", "msg_zzzzzzzzzzzzWatchTest0001", session_id, at, at,
+            json.dumps({"type": "text", "text": "plant the persimmon trees by the wall"})))
+        writer.execute("UPDATE session SET time_updated = ? WHERE id = ?", (at, session_id))
+        writer.commit()
+        assert (db.stat().st_mtime_ns, db.stat().st_size) == before  # only the log grew
+        clock.now += 10
+        again = watcher.poll()
+        assert again.ingested == [db] and again.report and again.report.indexed == 1
+        assert found(service, "persimmon") == [f"opencode-{session_id}"]
+    finally:
+        writer.close()

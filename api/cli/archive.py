@@ -95,8 +95,7 @@ def import_(service: RecallService, fmt: str | None, paths: tuple[Path, ...], ev
     for source in find_sources():
         if not source.files:
             if not as_json:
-                where = ", ".join(source.found or source.missing)
-                print(f"{source.format}: nothing found at {where}")
+                print(f"{source.format}: nothing found at {_places(source.found or source.missing)}")
             continue
         code, result = _import_format(service, source.format, (), options(source.format),
                                       dry_run, strict, as_json)
@@ -165,8 +164,15 @@ def sources(as_json: bool) -> int:
         if s.files:
             print(f"{s.format:<12} {s.files:>6} files  newest {s.newest}  {', '.join(s.found)}")
         else:
-            print(f"{s.format:<12}      -          not found  {', '.join(s.found or s.missing)}")
+            print(f"{s.format:<12}      -          not found  {_places(s.found or s.missing)}")
     return 0
+
+
+def _places(paths: list[str], shown: int = 2) -> str:
+    """A few of an agent's default locations: editors' extensions have dozens (every editor,
+    every platform's layout); `--json` lists them all."""
+    more = f" (and {len(paths) - shown} more places)" if len(paths) > shown else ""
+    return ", ".join(paths[:shown]) + more
 
 
 def _print_preview(planned: ImportPreview, since: str | None) -> None:

@@ -1,5 +1,5 @@
-"""Importers for the transcripts people have: Claude Code, Codex, Gemini CLI, aider, OpenClaw and
-ChatGPT exports.
+"""Importers for the transcripts people have: Claude Code, Codex, Gemini CLI, Cursor, aider,
+Cline (and Roo, Kilo), opencode, GitHub Copilot, OpenClaw and ChatGPT exports.
 
 Each turns a file into Transcripts whose records are the raw session records parse_session
 accepts, so everything downstream (redaction, archive, both indexes, memories) is unchanged.
@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     )
     from indexer.formats.detect import (
         OPENCLAW_STORE,
+        database_format,
         detect_format,
         document_format,
         is_json_lines,
@@ -31,6 +32,7 @@ if TYPE_CHECKING:
     from indexer.formats.registry import (
         FORMATS,
         looks_like_aider,
+        read_database,
         read_document,
         read_lines,
         read_text,
@@ -44,11 +46,13 @@ __all__ = [
     "ImportOptions",
     "NothingToImport",
     "Transcript",
+    "database_format",
     "detect_format",
     "document_format",
     "is_json_lines",
     "line_format",
     "looks_like_aider",
+    "read_database",
     "read_document",
     "read_lines",
     "read_text",
@@ -58,10 +62,10 @@ __all__ = [
 _MODULES = {
     **dict.fromkeys(("DEFAULT_TOOL_CHARS", "FORMAT_NAMES", "ImportOptions", "NothingToImport",
                      "Transcript"), "indexer.formats.common"),
-    **dict.fromkeys(("OPENCLAW_STORE", "detect_format", "document_format", "is_json_lines",
-                     "line_format"), "indexer.formats.detect"),
-    **dict.fromkeys(("FORMATS", "looks_like_aider", "read_document", "read_lines", "read_text"),
-                    "indexer.formats.registry"),
+    **dict.fromkeys(("OPENCLAW_STORE", "database_format", "detect_format", "document_format",
+                     "is_json_lines", "line_format"), "indexer.formats.detect"),
+    **dict.fromkeys(("FORMATS", "looks_like_aider", "read_database", "read_document",
+                     "read_lines", "read_text"), "indexer.formats.registry"),
 }
 
 if not TYPE_CHECKING:  # mypy reads the imports above; an unknown name stays an error for it

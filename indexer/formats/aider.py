@@ -37,6 +37,9 @@ __all__ = ["CHANNEL", "FILE_NAME", "NAME", "default_paths", "looks_like_text", "
 NAME = "aider"
 CHANNEL = "aider"
 ID_PREFIX = "aider"
+# how the agent reopens one of its sessions (`recall resume`): a command, or None and why not
+RESUME = ("aider --restore-chat-history",
+          "aider keeps one history per folder and restores all of it, not one session: run it in cwd")
 FILE_NAME = ".aider.chat.history.md"
 TITLE_CHARS = 80
 _START = re.compile(r"^# aider chat started at (\d{4}-\d{2}-\d{2}) (\d{2}):(\d{2}):(\d{2})\s*$")

@@ -40,6 +40,8 @@ __all__ = ["CHANNEL", "NAME", "default_paths", "looks_like", "parse", "parse_val
 NAME = "chatgpt"
 CHANNEL = "chatgpt"
 ID_PREFIX = "chatgpt"
+# how the agent reopens one of its sessions (`recall resume`): a command, or None and why not
+RESUME = ("https://chatgpt.com/c/{id}", "a ChatGPT conversation: open it in a browser")
 FILE_NAMES = ("conversations.json",)
 _HIDDEN_CONTENT = {"user_editable_context", "model_editable_context"}
 

@@ -49,6 +49,9 @@ __all__ = ["CHANNEL", "NAME", "default_paths", "looks_like", "parse"]
 NAME = "claude-code"
 CHANNEL = "claude-code"
 ID_PREFIX = "claude-code"
+# how the agent reopens one of its sessions (`recall resume`): a command, or None and why not
+RESUME = ("claude --resume {id}",
+          "Claude Code resumes sessions of the folder it runs in: run it in cwd")
 TITLE_CHARS = 80
 # line types Claude Code writes that hold no conversation; skipped without being called unknown
 _BOOKKEEPING = {"file-history-snapshot", "queue-operation", "progress", "custom-title"}

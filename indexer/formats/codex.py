@@ -50,6 +50,9 @@ __all__ = ["CHANNEL", "NAME", "default_paths", "looks_like", "parse"]
 NAME = "codex"
 CHANNEL = "codex"
 ID_PREFIX = "codex"
+# how the agent reopens one of its sessions (`recall resume`): a command, or None and why not
+RESUME = ("codex resume {id}",
+          "Codex finds the session by its id; run it in cwd to keep the same working folder")
 TITLE_CHARS = 80
 _ENVELOPES = {"session_meta", "response_item", "event_msg", "turn_context", "compacted"}
 _ITEM_TYPES = {"message", "reasoning", "function_call", "function_call_output", "custom_tool_call",

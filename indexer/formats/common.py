@@ -35,7 +35,8 @@ __all__ = [
 
 DEFAULT_TOOL_CHARS = 300
 # every format `recall import` and `recall watch --format` take (registry.py checks the list)
-FORMAT_NAMES = ("claude-code", "codex", "gemini", "aider", "openclaw", "chatgpt")
+FORMAT_NAMES = ("claude-code", "codex", "gemini", "cursor", "aider", "cline", "opencode", "copilot",
+                "openclaw", "chatgpt")
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,14 +7,29 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from indexer.formats import aider, chatgpt, claude_code, codex, gemini, openclaw
+from indexer.formats import (
+    aider,
+    chatgpt,
+    claude_code,
+    cline,
+    codex,
+    copilot,
+    cursor,
+    gemini,
+    openclaw,
+    opencode,
+)
 
-__all__ = ["GEMINI_PROJECTS", "OPENCLAW_STORE", "detect_format", "document_format", "is_json_lines",
-           "line_format"]
+__all__ = ["GEMINI_PROJECTS", "OPENCLAW_STORE", "database_format", "detect_format",
+           "document_format", "is_json_lines", "line_format"]
 
 OPENCLAW_STORE = "openclaw-store"  # OpenClaw's sessions.json: metadata, nothing to import
 GEMINI_PROJECTS = "gemini-projects"  # Gemini CLI's projects.json: metadata, nothing to import
 _SNIFF_LINES = 30
+# one line of each JSON-lines format, tried in this order (OpenClaw's first line is its header)
+_LINE_TESTS = ((claude_code.NAME, claude_code.looks_like), (codex.NAME, codex.looks_like),
+               (gemini.NAME, gemini.looks_like), (copilot.NAME, copilot.looks_like),
+               (cursor.NAME, cursor.looks_like))
 
 
 def is_json_lines(path: Path, text: str) -> bool:
@@ -32,9 +47,9 @@ def is_json_lines(path: Path, text: str) -> bool:
             value = json.loads(first)
         except (json.JSONDecodeError, RecursionError):
             return False
-        return (openclaw.looks_like(value) or claude_code.looks_like(value)
-                or codex.looks_like(value)
-                or (gemini.looks_like(value) and not gemini.looks_like_document(value)))
+        if gemini.looks_like_document(value):
+            return False
+        return openclaw.looks_like(value) or any(test(value) for _, test in _LINE_TESTS)
     try:
         json.loads(first)
     except (json.JSONDecodeError, RecursionError):
@@ -52,7 +67,7 @@ def _parses(text: str) -> bool:
 
 
 def line_format(text: str) -> str | None:
-    """claude-code, codex, gemini or openclaw for their transcripts; None for other JSON lines."""
+    """The JSON-lines format whose lines these are (claude-code, codex, ...); None for others."""
     for number, line in enumerate(_nonempty_lines(text)):
         if number >= _SNIFF_LINES:
             break
@@ -62,22 +77,23 @@ def line_format(text: str) -> str | None:
             continue
         if number == 0 and openclaw.looks_like(item):
             return openclaw.NAME
-        if claude_code.looks_like(item):
-            return claude_code.NAME
-        if codex.looks_like(item):
-            return codex.NAME
-        if gemini.looks_like(item):
-            return gemini.NAME
+        for name, test in _LINE_TESTS:
+            if test(item):
+                return name
     return None
 
 
-def document_format(value: Any) -> str | None:
-    """chatgpt for an export, gemini for an older Gemini CLI chat, OPENCLAW_STORE for OpenClaw's
-    session index, else None."""
+def document_format(value: Any, path: Path) -> str | None:
+    """The format of one JSON document: chatgpt for an export, gemini for an older Gemini CLI
+    chat, cline, opencode or copilot for theirs (and their metadata files), OPENCLAW_STORE and
+    GEMINI_PROJECTS for those index files, else None."""
     if chatgpt.looks_like(value):
         return chatgpt.NAME
     if gemini.looks_like_document(value):
         return gemini.NAME
+    for module in (cline, opencode, copilot):
+        if module.looks_like_document(value, path):
+            return module.NAME
     if openclaw.looks_like_store(value):
         return OPENCLAW_STORE
     if gemini.looks_like_projects(value):
@@ -85,9 +101,18 @@ def document_format(value: Any) -> str | None:
     return None
 
 
+def database_format(tables: set[str]) -> str | None:
+    """cursor or opencode, from the tables of a SQLite database; None for any other database."""
+    for module in (cursor, opencode):
+        if module.looks_like_database(tables):
+            return module.NAME
+    return None
+
+
 def detect_format(path: Path, text: str) -> str:
-    """One of claude-code, codex, gemini, aider, openclaw, chatgpt, openclaw-store, or the
-    archive's own `jsonl` (conversation lines) and `json` (session records)."""
+    """A format's name (FORMAT_NAMES, or the metadata of OPENCLAW_STORE and GEMINI_PROJECTS), or
+    the archive's own `jsonl` (conversation lines) and `json` (session records). SQLite databases
+    are told apart by their tables (database_format)."""
     if path.suffix == ".md" and aider.looks_like_text(text):
         return aider.NAME
     if is_json_lines(path, text):
@@ -96,7 +121,7 @@ def detect_format(path: Path, text: str) -> str:
         value = json.loads(text)
     except (json.JSONDecodeError, RecursionError):
         return "json"
-    return document_format(value) or "json"
+    return document_format(value, path) or "json"
 
 
 def _nonempty_lines(text: str) -> Iterator[str]:

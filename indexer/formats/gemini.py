@@ -51,6 +51,10 @@ __all__ = ["CHANNEL", "NAME", "default_paths", "looks_like", "looks_like_documen
 NAME = "gemini"
 CHANNEL = "gemini"
 ID_PREFIX = "gemini"
+# how the agent reopens one of its sessions (`recall resume`): a command, or None and why not
+RESUME = ("gemini --resume {id}",
+          ("Gemini CLI resumes sessions of its project folder: run it in cwd (releases before "
+           "session ids take a number from `gemini --list-sessions`)"))
 TITLE_CHARS = 80
 _KEPT = {"user": "user", "gemini": "assistant"}
 _HASH = re.compile(r"[0-9a-f]{64}")

@@ -16,7 +16,7 @@ from indexer.formats.aider import FILE_NAME as AIDER_FILE_NAME
 from indexer.formats.chatgpt import FILE_NAMES as CHATGPT_FILE_NAMES
 from indexer.formats.common import FORMAT_NAMES, ImportOptions, NothingToImport
 from indexer.formats.registry import FORMATS
-from indexer.formats.sources import Rejection, decode, discover, normalize, read_transcripts
+from indexer.formats.sources import Rejection, discover, normalize, read_path
 from models import InvalidInput, RecallError
 
 __all__ = ["FORMAT_NAMES", "FoundSource", "Preview", "PreviewSession", "candidate_files",
@@ -66,6 +66,8 @@ def candidate_files(fmt: str, paths: Iterable[Path]) -> list[Path]:
     for path in paths:
         if path.is_file():
             found.append(path)
+        elif hasattr(_module(fmt), "is_candidate"):
+            found += [p for p in discover([path]) if _module(fmt).is_candidate(p)]
         elif fmt == "chatgpt":
             found += _shallow(path, CHATGPT_FILE_NAMES, _CHATGPT_DEPTH)
         elif fmt == "aider":  # one history per folder aider ran in, hidden
@@ -107,7 +109,7 @@ def preview(fmt: str, files: Sequence[Path], options: ImportOptions, max_bytes: 
     report = Preview(fmt, files=len(files))
     for path in files:
         try:
-            transcripts = read_transcripts(path, decode(path.read_bytes(), max_bytes), options)
+            transcripts = read_path(path, options, max_bytes)
             if transcripts is None:
                 raise InvalidInput(f"not a {fmt} transcript")
             for transcript in transcripts:

@@ -47,6 +47,9 @@ __all__ = ["CHANNEL", "NAME", "default_paths", "looks_like", "looks_like_store",
 NAME = "openclaw"
 CHANNEL = "openclaw"
 ID_PREFIX = "openclaw"
+# how the agent reopens one of its sessions (`recall resume`): a command, or None and why not
+RESUME = (None, ("OpenClaw sessions are picked up again from OpenClaw itself (its chat channels "
+                 "or dashboard); the transcript is at the path given"))
 STORE_NAME = "sessions.json"
 TITLE_CHARS = 80
 _BOOKKEEPING = {"model_change", "thinking_level_change", "custom", "label", "session_state"}

@@ -1,22 +1,45 @@
-"""The formats by name, and reading a file's text or JSON value with the reader of its format."""
+"""The formats by name, and reading a file (its text, JSON value or SQLite database) with the
+reader of its format."""
 
 from __future__ import annotations
 
+import sqlite3
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from indexer.formats import aider, chatgpt, claude_code, codex, gemini, openclaw
+from indexer.formats import (
+    aider,
+    chatgpt,
+    claude_code,
+    cline,
+    codex,
+    copilot,
+    cursor,
+    gemini,
+    openclaw,
+    opencode,
+)
 from indexer.formats.common import FORMAT_NAMES, ImportOptions, NothingToImport, Transcript
-from indexer.formats.detect import GEMINI_PROJECTS, OPENCLAW_STORE
+from indexer.formats.database import open_readonly, table_names
+from indexer.formats.detect import GEMINI_PROJECTS, OPENCLAW_STORE, database_format
 from models import InvalidSession
 
-__all__ = ["FORMATS", "looks_like_aider", "read_document", "read_lines", "read_text"]
+__all__ = ["FORMATS", "looks_like_aider", "read_database", "read_document", "read_lines",
+           "read_text"]
 
-FORMATS = {m.NAME: m for m in (claude_code, codex, gemini, aider, openclaw, chatgpt)}
+FORMATS = {m.NAME: m for m in (claude_code, codex, gemini, cursor, aider, cline, opencode,
+                               copilot, openclaw, chatgpt)}
 # the names are also in common.py, which the command line reads without loading the readers
 assert tuple(FORMATS) == FORMAT_NAMES, "indexer.formats.common.FORMAT_NAMES is out of date"
-_LINE_FORMATS = {claude_code.NAME: claude_code.parse, codex.NAME: codex.parse,
-                 gemini.NAME: gemini.parse, openclaw.NAME: openclaw.parse}
+
+# how each format stores a session: JSON lines, one JSON document, a SQLite database
+_LINE_READERS = {m.NAME: m.parse for m in (claude_code, codex, gemini, cursor, copilot, openclaw)}
+_DOCUMENT_READERS: dict[str, Callable[[Path, Any, ImportOptions], list[Transcript]]] = {
+    m.NAME: m.parse_value for m in (chatgpt, gemini, cline, opencode, copilot)}
+_DATABASE_READERS = {m.NAME: m.parse_database for m in (cursor, opencode)}
+_METADATA = {OPENCLAW_STORE: "OpenClaw session index (sessions.json)",
+             GEMINI_PROJECTS: "Gemini CLI project list (projects.json)"}
 
 
 def looks_like_aider(text: str) -> bool:
@@ -29,23 +52,46 @@ def read_text(path: Path, text: str, options: ImportOptions) -> list[Transcript]
 
 
 def read_lines(fmt: str, path: Path, text: str, options: ImportOptions) -> list[Transcript]:
-    if fmt in _LINE_FORMATS:
-        return _LINE_FORMATS[fmt](path, text, options)
-    if fmt == chatgpt.NAME:
-        raise InvalidSession("not a ChatGPT export: that is one JSON document, this is JSON lines")
+    if fmt in _LINE_READERS:
+        return _LINE_READERS[fmt](path, text, options)
+    if fmt in _DOCUMENT_READERS or fmt in _DATABASE_READERS:
+        raise InvalidSession(f"not a {fmt} transcript: {_stored_as(fmt)}, this is JSON lines")
     raise InvalidSession(f"unknown transcript format {fmt!r}")
 
 
 def read_document(fmt: str, path: Path, value: Any, options: ImportOptions) -> list[Transcript]:
-    if fmt == chatgpt.NAME:
-        return chatgpt.parse_value(path, value, options)
-    if fmt == gemini.NAME:
-        return gemini.parse_value(path, value, options)
-    if fmt == OPENCLAW_STORE:
-        raise NothingToImport("OpenClaw session index (sessions.json): metadata, not a transcript")
-    if fmt == GEMINI_PROJECTS:
-        raise NothingToImport("Gemini CLI project list (projects.json): metadata, not a transcript")
-    if fmt in _LINE_FORMATS:
-        raise InvalidSession(
-            f"not a {fmt} transcript: those are JSON lines, this is one JSON document")
+    if fmt in _DOCUMENT_READERS:
+        return _DOCUMENT_READERS[fmt](path, value, options)
+    if fmt in _METADATA:
+        raise NothingToImport(f"{_METADATA[fmt]}: metadata, not a transcript")
+    if fmt in _LINE_READERS or fmt in _DATABASE_READERS:
+        raise InvalidSession(f"not a {fmt} transcript: {_stored_as(fmt)}, this is one JSON document")
     raise InvalidSession(f"unknown transcript format {fmt!r}")
+
+
+def read_database(path: Path, options: ImportOptions) -> list[Transcript]:
+    """The sessions of an agent's SQLite database, opened read-only."""
+    try:
+        with open_readonly(path) as connection:
+            tables = table_names(connection)
+            fmt = options.format or database_format(tables)
+            if fmt is None:
+                raise NothingToImport("a SQLite database of no agent recall reads")
+            if fmt not in _DATABASE_READERS:
+                raise InvalidSession(
+                    f"not a {fmt} transcript: {_stored_as(fmt)}, this is a SQLite database")
+            return _DATABASE_READERS[fmt](path, connection, options)
+    except sqlite3.DatabaseError as exc:  # damaged, encrypted, or locked past the copy
+        raise InvalidSession(f"unreadable SQLite database: {exc}") from None
+    except OSError as exc:
+        raise InvalidSession(f"cannot read the database: {exc.strerror or exc}") from None
+
+
+def _stored_as(fmt: str) -> str:
+    kinds = [kind for kind, readers in (("JSON lines", _LINE_READERS),
+                                        ("JSON documents", _DOCUMENT_READERS),
+                                        ("a SQLite database", _DATABASE_READERS))
+             if fmt in readers]
+    if fmt == aider.NAME:
+        kinds = ["Markdown"]
+    return "those are " + " or ".join(kinds)

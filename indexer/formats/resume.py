@@ -1,28 +1,24 @@
-"""How each agent reopens one of its sessions (from its own docs), for `recall resume`."""
+"""What reopens an imported session in the agent that wrote it, for `recall resume`."""
 
 from __future__ import annotations
 
 import shlex
 
+from indexer.formats.registry import FORMATS
 from models import ResumeHint, Session
 
 __all__ = ["resume_hint"]
 
-# agent -> (command with {id}, or None when it cannot reopen one session; what to know)
-_HOW: dict[str, tuple[str | None, str]] = {
-    "claude-code": ("claude --resume {id}",
-                    "Claude Code resumes sessions of the folder it runs in: run it in cwd"),
-    "codex": ("codex resume {id}", ("Codex finds the session by its id; run it in cwd to keep "
-                                   "the same working folder")),
-    "gemini": ("gemini --resume {id}", ("Gemini CLI resumes sessions of its project folder: run "
-                                       "it in cwd (releases before session ids take a number "
-                                       "from `gemini --list-sessions`)")),
-    "aider": ("aider --restore-chat-history", ("aider keeps one history per folder and restores "
-                                             "all of it, not one session: run it in cwd")),
-    "chatgpt": ("https://chatgpt.com/c/{id}", "a ChatGPT conversation: open it in a browser"),
-    "openclaw": (None, ("OpenClaw sessions are picked up again from OpenClaw itself (its chat "
-                       "channels or dashboard); the transcript is at the path given")),
-}
+
+def _how() -> dict[str, tuple[str | None, str]]:
+    """Origin agent -> (command with {id}, or None when it cannot reopen one session; what to
+    know). Each format says how its agent resumes (RESUME), and a format read from several
+    agents (Cline, Roo, Kilo) says it per agent (RESUMES)."""
+    how: dict[str, tuple[str | None, str]] = {}
+    for name, module in FORMATS.items():
+        how[name] = module.RESUME
+        how.update(getattr(module, "RESUMES", {}))
+    return how
 
 
 def resume_hint(session: Session) -> ResumeHint:
@@ -32,8 +28,8 @@ def resume_hint(session: Session) -> ResumeHint:
         return ResumeHint(session.session_id, None, None, None, None,
                           "not imported from an agent's transcript: nothing to resume it in; "
                           "`recall show` prints it")
-    template, note = _HOW.get(origin.agent, (None, (f"recall does not know how {origin.agent} "
-                                                   "reopens a session")))
+    template, note = _how().get(origin.agent, (None, (f"recall does not know how {origin.agent} "
+                                                     "reopens a session")))
     command = None
     if template is not None and ("{id}" not in template or origin.id):
         command = template.format(id=shlex.quote(origin.id or ""))

@@ -4,7 +4,8 @@ Formats recognized by content (formats/detect.py), whatever the file is called:
 - archive JSON: one session object per file (or a list of them);
 - JSONL conversations (one `{role, content, ts}` per line, id from the file name), with an
   optional `index.json` beside them holding titles and categories;
-- transcripts of Claude Code, Codex, Gemini CLI, aider, OpenClaw and ChatGPT exports (formats/).
+- transcripts of Claude Code, Codex, Gemini CLI, Cursor, aider, Cline, opencode, Copilot,
+  OpenClaw and ChatGPT exports (formats/), the SQLite ones read in place (formats/database.py).
 """
 
 from __future__ import annotations
@@ -22,16 +23,16 @@ from typing import Any
 import msgspec
 
 from indexer import formats
-from indexer.formats import ImportOptions, NothingToImport, Transcript
+from indexer.formats import ImportOptions, NothingToImport, Transcript, database
 from indexer.text.redact import redact_text, redact_value
 from models import InvalidSession, PayloadTooLarge, Session, parse_session
 
-__all__ = ["RawSession", "RawSnapshot", "Rejection", "decode", "discover", "file_hash", "load_file",
-           "normalize", "quarantine", "read_transcripts"]
+__all__ = ["RawSession", "RawSnapshot", "Rejection", "decode", "discover", "file_hash",
+           "load_database", "load_file", "normalize", "quarantine", "read_path", "read_transcripts"]
 
 log = logging.getLogger(__name__)
 
-SUFFIXES = (".json", ".jsonl")
+SUFFIXES = (".json", ".jsonl", *database.SUFFIXES)
 AIDER_HISTORY = ".aider.chat.history.md"  # Markdown, and the one hidden file read (formats/aider.py)
 METADATA_NAMES = {"index.json"}
 
@@ -78,6 +79,8 @@ def discover(paths: Iterable[Path]) -> Iterator[Path]:
                 candidate = Path(folder, name)
                 wanted = (name.endswith(SUFFIXES) and not name.startswith(".")
                           and name not in METADATA_NAMES) or name == AIDER_HISTORY
+                if wanted and name.endswith(database.SUFFIXES):  # `.db` is not always SQLite
+                    wanted = database.is_database(candidate)
                 if wanted and _inside(candidate, root):
                     yield candidate
 
@@ -107,6 +110,13 @@ def decode(data: bytes, max_bytes: int) -> str:
     return text
 
 
+def read_path(path: Path, options: ImportOptions, max_bytes: int) -> list[Transcript] | None:
+    """read_transcripts for a file on disk, a SQLite database included."""
+    if database.is_database(path):
+        return formats.read_database(path, options)
+    return read_transcripts(path, decode(path.read_bytes(), max_bytes), options)
+
+
 def read_transcripts(path: Path, text: str, options: ImportOptions) -> list[Transcript] | None:
     """The sessions of an agent's transcript file (formats/), before --since is applied; None
     for the archive's own formats. Raises NothingToImport for a file without conversation."""
@@ -128,13 +138,16 @@ def _transcripts(path: Path, text: str, lines: bool, value: Any,
     if lines:
         fmt = options.format or formats.line_format(text)
         return formats.read_lines(fmt, path, text, options) if fmt else None
-    fmt = options.format or formats.document_format(value)
+    fmt = options.format or formats.document_format(value, path)
     return formats.read_document(fmt, path, value, options) if fmt else None
 
 
 def load_file(path: Path, data: bytes, max_bytes: int,
               options: ImportOptions | None = None) -> list[RawSession | RawSnapshot]:
     """Decode one input file; raises InvalidSession / PayloadTooLarge with the reason."""
+    if data.startswith(database.MAGIC):
+        raise InvalidSession("a SQLite database: recall reads one from its path, not from bytes "
+                             "sent to it (`recall index PATH`)")
     text = decode(data, max_bytes)
     options = options or ImportOptions()
     aider = _is_aider(path, text, options)
@@ -147,12 +160,7 @@ def load_file(path: Path, data: bytes, max_bytes: int,
         log.info("nothing to import from %s: %s", path, exc.detail)
         return []
     if transcripts is not None:
-        kept = [t for t in transcripts if options.keeps(t)]
-        for t in kept:
-            if t.skipped:  # counts only, never content
-                log.info("%s: %s left out %s", path, t.record["sessionId"],
-                         ", ".join(f"{n}× {reason}" for reason, n in t.skipped.items()))
-        return [RawSession(t.record, None) for t in kept]
+        return list(_raw_sessions(path, transcripts, options))
     if lines:
         return [_jsonl_conversation(path, text)]
     items: list[Any] = value if isinstance(value, list) else [value]  # decoded JSON values
@@ -162,6 +170,27 @@ def load_file(path: Path, data: bytes, max_bytes: int,
         raise InvalidSession("not an archived session: expected an object with a 'messages' list")
     fallback = path.stem if len(items) == 1 else None
     return [RawSession(item, fallback) for item in items]
+
+
+def load_database(path: Path, options: ImportOptions | None = None) -> list[RawSession]:
+    """The sessions of an agent's SQLite database; raises InvalidSession with the reason."""
+    options = options or ImportOptions()
+    try:
+        transcripts = formats.read_database(path, options)
+    except NothingToImport as exc:
+        log.info("nothing to import from %s: %s", path, exc.detail)
+        return []
+    return _raw_sessions(path, transcripts, options)
+
+
+def _raw_sessions(path: Path, transcripts: list[Transcript],
+                  options: ImportOptions) -> list[RawSession]:
+    kept = [t for t in transcripts if options.keeps(t)]
+    for t in kept:
+        if t.skipped:  # counts only, never content
+            log.info("%s: %s left out %s", path, t.record["sessionId"],
+                     ", ".join(f"{n}× {reason}" for reason, n in t.skipped.items()))
+    return [RawSession(t.record, None) for t in kept]
 
 
 def _json(text: str) -> Any:

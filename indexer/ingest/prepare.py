@@ -12,11 +12,12 @@ from typing import Any
 import msgspec
 
 from indexer.embedding.embedders import Embedder, PassageCache
-from indexer.formats import ImportOptions
+from indexer.formats import ImportOptions, database
 from indexer.formats.sources import (
     RawSnapshot,
     Rejection,
     file_hash,
+    load_database,
     load_file,
     normalize,
     quarantine,
@@ -112,17 +113,20 @@ class FilePreparer:
     def prepare_file(self, path: Path, state: State, report: IndexReport,
                      claimed: dict[str, tuple[str, str]]) -> list[Prepared]:
         source = str(path.resolve())
+        in_place = database.is_database(path)  # read where it is, never whole into memory
         try:
-            data = path.read_bytes()
+            data = None if in_place else path.read_bytes()
         except OSError as exc:
             report.rejected.append(Rejection(str(path), f"cannot read: {exc.strerror}"))
             return []
-        digest = file_hash(data, self.import_options)
+        digest = file_hash(database.fingerprint(path) if data is None else data,
+                           self.import_options)
         if state.source_hash(source) == digest:
             report.unchanged += 1
             return []
         try:
-            raws = load_file(path, data, self.max_file_bytes, self.import_options)
+            raws = (load_database(path, self.import_options) if data is None
+                    else load_file(path, data, self.max_file_bytes, self.import_options))
             out = []
             unchanged_id = None
             for raw in raws:
@@ -157,6 +161,8 @@ class FilePreparer:
                 out[-1] = replace(out[-1], source=source, source_hash=digest)
             elif unchanged_id:
                 state.record_sources([(source, digest, unchanged_id)])
+            elif not raws:  # nothing to import (metadata, a part file): not read again unchanged
+                state.record_sources([(source, digest, None)])
             return out
         except RecallError as exc:
             self._reject(path, data, exc.detail, report)
@@ -164,9 +170,11 @@ class FilePreparer:
             self._reject(path, data, f"unreadable session: {exc}", report)
         return []
 
-    def _reject(self, path: Path, data: bytes, reason: str, report: IndexReport) -> None:
+    def _reject(self, path: Path, data: bytes | None, reason: str, report: IndexReport) -> None:
         log.warning("rejected %s: %s", path, reason)
         report.rejected.append(Rejection(str(path), reason))
+        if data is None:  # a database is not copied: it may be large, and it stays where it is
+            return
         try:
             quarantine(self.data.quarantine, path, data, reason)
         except OSError as exc:  # quarantine is a courtesy; never fail the batch for it

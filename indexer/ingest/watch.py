@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from indexer.formats import database
 from indexer.formats.sources import Rejection
 from indexer.ingest.report import IndexReport
 from models import RecallError, WriterBusy
@@ -28,7 +29,7 @@ __all__ = ["Signature", "WatchRound", "Watcher"]
 
 log = logging.getLogger(__name__)
 
-Signature = tuple[int, int]  # (mtime_ns, size)
+Signature = tuple[int, ...]  # mtime and size of the file (and of a database's log)
 
 
 @dataclass
@@ -88,7 +89,8 @@ class Watcher:
             except OSError:  # deleted between listing and stat: the archive keeps what was read
                 continue
             present.add(path)
-            signature = (st.st_mtime_ns, st.st_size)
+            log_st = _log_signature(path)
+            signature = (st.st_mtime_ns, st.st_size, *log_st)
             if self._done.get(path) == signature:
                 continue
             seen = self._seen.get(path)
@@ -96,7 +98,8 @@ class Watcher:
                 seen = self._seen[path] = _Seen(signature, tick)
             # quiet: unchanged on disk for `quiet` seconds (by mtime, or by our own observation
             # when the file's clock cannot be trusted, e.g. an mtime in the future)
-            if now - st.st_mtime >= self.quiet or tick - seen.since >= self.quiet:
+            modified = max((st.st_mtime_ns, *log_st[:1])) / 1e9  # a database's log included
+            if now - modified >= self.quiet or tick - seen.since >= self.quiet:
                 ready.append(path)
             else:
                 result.waiting += 1
@@ -155,3 +158,15 @@ def _add(total: IndexReport, report: IndexReport) -> None:
     total.files += report.files
     total.snapshots += report.snapshots
     total.redacted.update(report.redacted)
+
+
+def _log_signature(path: Path) -> tuple[int, ...]:
+    """A SQLite database's write-ahead log, where an agent's newest messages wait until they are
+    checkpointed into the database file itself."""
+    if path.suffix not in database.SUFFIXES:
+        return ()
+    try:
+        st = os.stat(path.with_name(path.name + "-wal"))
+    except OSError:
+        return ()
+    return (st.st_mtime_ns, st.st_size)

@@ -1,5 +1,6 @@
 """Writes the transcript fixtures in this folder (run it after changing them; the output is committed).
-The coding agents' fixtures are written by generate_coding_agents.py, called from here.
+The coding agents' fixtures are written by generate_coding_agents.py and generate_<agent>.py,
+called from here.
 
 claude-code/projects/   two Claude Code sessions and a sub-agent file
 openclaw/agents/main/   two OpenClaw sessions (one with an abandoned branch) and sessions.json
@@ -9,6 +10,12 @@ codex/                  Codex rollouts: a current one with its traps, a legacy a
 aider/ledger/           an aider history: three sessions in one Markdown file, one without a prompt
 gemini/                 Gemini CLI chats: a JSONL log with rewrites, a rewind, $set patches and
                         notices; a whole-file chat of an older release; projects.json
+cursor/                 Cursor: the editor's state.vscdb (composers, bubbles out of order, an older
+                        inline form, a damaged database) and the CLI's agent transcripts
+cline/                  Cline, Roo Code and Kilo Code task folders, and a Cline CLI session
+opencode/               opencode.db (sessions, a child session, bad rows) and an older JSON tree
+copilot/                VS Code Copilot Chat (a whole-file chat, an operation log) and a Copilot
+                        CLI event log
 """
 
 from __future__ import annotations
@@ -16,7 +23,11 @@ from __future__ import annotations
 import json
 
 from fixture_io import HERE, dump, write_lines
+from generate_cline import cline
 from generate_coding_agents import aider, codex, gemini
+from generate_copilot import copilot
+from generate_cursor import cursor
+from generate_opencode import opencode
 
 # Claude Code ---------------------------------------------------------------------------------
 
@@ -349,3 +360,7 @@ if __name__ == "__main__":
     chatgpt()
     codex()
     gemini()
+    cursor()
+    cline()
+    opencode()
+    copilot()

@@ -1,0 +1,148 @@
+"""GitHub Copilot's sessions, of two agents: Copilot Chat in VS Code
+(`<editor>/User/workspaceStorage/<hash>/chatSessions/<sessionId>.json` or `.jsonl`, and
+`globalStorage/emptyWindowChatSessions/` for windows without a folder) and the Copilot CLI
+(`${COPILOT_HOME:-~/.copilot}/session-state/<sessionId>/events.jsonl`).
+
+One format, three readers: a VS Code chat written whole (`.json`, before VS Code 1.109) is read
+by copilot_vscode.py; since 1.109 VS Code writes an operation log instead (`.jsonl`), which
+copilot_oplog.py replays into the same object; a CLI event log is read by copilot_cli.py. This
+module finds the files, tells their lines and documents apart, and builds the session record.
+Choices:
+
+- A `.json` chat beside a `.jsonl` of the same id is the copy VS Code wrote before it switched
+  to the log; VS Code reads the log, and so does this reader: the copy has nothing to import.
+- `workspaceStorage/<hash>/workspace.json` names the folder a workspace's chats belong to; it is
+  metadata with nothing to import (VS Code's forks, Cursor among them, write the same file).
+- The title is the agent's (a chat's custom title, the CLI's session title), else the first
+  prompt; the working folder's last part is the topic; the channel is `copilot`. The origin
+  agent tells the two apart for `recall resume`: `copilot` (the CLI: `copilot --resume=<id>`)
+  and `copilot-vscode` (VS Code cannot reopen a chat by id).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from indexer.formats import copilot_cli, copilot_oplog, copilot_vscode
+from indexer.formats.common import (
+    ImportOptions,
+    NothingToImport,
+    Transcript,
+    clip,
+    describe_skipped,
+    folder_name,
+    origin,
+    read_transcript_lines,
+    safe_session_id,
+)
+from models import InvalidSession
+
+__all__ = ["CHANNEL", "NAME", "RESUME", "RESUMES", "VSCODE_AGENT", "default_paths",
+           "is_candidate", "looks_like", "looks_like_document", "parse", "parse_value"]
+
+NAME = "copilot"
+CHANNEL = "copilot"
+ID_PREFIX = "copilot"
+TITLE_CHARS = 80
+VSCODE_AGENT = "copilot-vscode"  # the origin agent of VS Code's chats; the CLI's is NAME
+# for `recall resume`, by origin agent (the CLI's exit message prints `copilot --resume=<id>`)
+RESUME: tuple[str | None, str] = (
+    "copilot --resume={id}",
+    "recent Copilot CLI releases reopen a session in its saved folder; older ones: run it in cwd")
+RESUMES: dict[str, tuple[str | None, str]] = {
+    VSCODE_AGENT: (None, ("VS Code has no command that reopens a chat by its id: open cwd in "
+                          "VS Code and pick the chat from the chat view's history"))}
+# the editors Copilot Chat runs in, by the folder name of their user data
+_EDITORS = ("Code", "Code - Insiders", "VSCodium")
+_SESSION_FOLDERS = {"chatSessions", "emptyWindowChatSessions"}
+_SNIFF = 30
+
+
+def default_paths(home: Path, env: dict[str, str]) -> list[Path]:
+    """VS Code's user data on Linux, macOS and Windows (VSCODE_APPDATA replaces all three, as
+    VS Code's getUserDataPath does; VSCODE_PORTABLE adds a portable install), then the CLI's."""
+    users = []
+    if env.get("VSCODE_PORTABLE"):
+        users.append(Path(env["VSCODE_PORTABLE"]).expanduser() / "user-data" / "User")
+    if env.get("VSCODE_APPDATA"):
+        bases = [Path(env["VSCODE_APPDATA"]).expanduser()]
+    else:
+        bases = [Path(env["XDG_CONFIG_HOME"]).expanduser() if env.get("XDG_CONFIG_HOME")
+                 else home / ".config",
+                 home / "Library" / "Application Support",
+                 Path(env["APPDATA"]) if env.get("APPDATA") else home / "AppData" / "Roaming"]
+    users += [base / editor / "User" for base in bases for editor in _EDITORS]
+    roots = [p for user in users for p in (user / "workspaceStorage",
+                                           user / "globalStorage" / "emptyWindowChatSessions")]
+    return list(dict.fromkeys(roots + copilot_cli.default_roots(home, env)))
+
+
+def is_candidate(path: Path) -> bool:
+    """A VS Code chat (`chatSessions/*.json(l)`) or a Copilot CLI event log."""
+    if path.parent.name in _SESSION_FOLDERS:
+        return path.suffix in (".json", ".jsonl")
+    return copilot_cli.is_event_file(path)
+
+
+def looks_like(item: Any) -> bool:
+    """One line of a VS Code chat's operation log or of a Copilot CLI event log."""
+    return copilot_oplog.looks_like_entry(item) or copilot_cli.looks_like_event(item)
+
+
+def looks_like_document(value: Any, path: Path) -> bool:
+    """A VS Code chat written whole, or the `workspace.json` beside a workspace's chats."""
+    return copilot_vscode.is_chat(value) or copilot_vscode.is_workspace_meta(value)
+
+
+def parse(path: Path, text: str, options: ImportOptions) -> list[Transcript]:
+    items, skipped = read_transcript_lines(text)
+    sniffed = [item for _, item in items[:_SNIFF]]
+    if any(copilot_oplog.looks_like_entry(item) for item in sniffed):
+        return [_chat(path, copilot_oplog.replay(items, skipped), options, skipped)]
+    if any(copilot_cli.looks_like_event(item) for item in sniffed):
+        cli = copilot_cli.read_events(items, options, skipped)
+        raw_id = cli.session_id or (path.parent.name if path.name == "events.jsonl" else path.stem)
+        return [_transcript(path, NAME, raw_id, cli.cwd, folder_name(cli.cwd), cli.started,
+                            cli.title, cli.summary, cli.messages, skipped)]
+    raise InvalidSession("not a Copilot transcript: neither a VS Code chat log nor CLI events")
+
+
+def parse_value(path: Path, value: Any, options: ImportOptions) -> list[Transcript]:
+    if copilot_vscode.is_workspace_meta(value):
+        raise NothingToImport("VS Code workspace metadata (workspace.json): which folder the "
+                              "workspace's chats belong to, not a transcript")
+    if not copilot_vscode.is_chat(value):
+        raise InvalidSession("not a VS Code chat session: no sessionId and requests")
+    if path.suffix == ".json" and path.with_suffix(".jsonl").is_file():
+        raise NothingToImport("an older copy of a chat whose operation log (.jsonl) VS Code "
+                              "reads instead")
+    return [_chat(path, value, options, Counter())]
+
+
+def _chat(path: Path, value: dict[str, Any], options: ImportOptions,
+          skipped: Counter[str]) -> Transcript:
+    chat = copilot_vscode.read_chat(path, value, options, skipped)
+    return _transcript(path, VSCODE_AGENT, chat.session_id, chat.cwd, chat.project, chat.created,
+                       chat.title, None, chat.messages, skipped)
+
+
+def _transcript(path: Path, agent: str, raw_id: str, cwd: str | None, project: str | None,
+                started: str | None, title: str | None, summary: str | None,
+                messages: list[dict[str, Any]], skipped: Counter[str]) -> Transcript:
+    if not messages:
+        raise NothingToImport(f"no conversation messages ({describe_skipped(skipped)})")
+    record: dict[str, Any] = {"sessionId": safe_session_id(ID_PREFIX, raw_id), "channel": CHANNEL,
+                              "messages": messages, "origin": origin(agent, raw_id, cwd, path)}
+    if started:
+        record["date"] = started[:10]
+    if project:
+        record["topics"] = [project]
+    if summary:
+        record["summary"] = summary
+    first_prompt = next((m["content"] for m in messages if m["role"] == "user"), None)
+    title = title or (clip(first_prompt.split("\n", 1)[0], TITLE_CHARS) if first_prompt else None)
+    if title:
+        record["title"] = title
+    return Transcript.build(record, skipped)

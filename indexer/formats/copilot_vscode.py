@@ -1,0 +1,344 @@
+"""Copilot Chat in VS Code: one chat session (`ISerializableChatData`) read into the parts of
+a session record (copilot.py builds the record).
+
+The shapes are microsoft/vscode's (src/vs/workbench/contrib/chat/common/model/chatModel.ts,
+`ChatModel.toJSON`; chatService/chatService.ts for the response parts): `{version, sessionId,
+creationDate, customTitle, requests[{requestId, timestamp, message{text, parts},
+response[...], result, modelState, shouldBeRemovedOnSend}]}`. Choices:
+
+- Each request is a user message and its response an assistant message. Response parts are
+  kept as VS Code's own copy text has them: markdown joined (`{value}` parts, `markdownContent`,
+  `markdownVuln`, inline references as their file names); tool invocations
+  (`toolInvocationSerialized`) become `[tool: toolId] input` lines and their output a `tool`
+  message, cut to `tool_chars`; `thinking` parts only with --thinking; every other kind (edits,
+  code block links, progress, confirmations, ...) is counted.
+- A request undone in VS Code (`shouldBeRemovedOnSend`, the older `isHidden`) or hidden from the
+  transcript is left out and counted; a response cut at an undo stop keeps what came before it;
+  a request cancelled before any answer keeps its prompt and is counted.
+- The title is `customTitle` (or v2's `computedTitle`); the project is the session's own
+  `workingDirectory`, else the folder named in `workspaceStorage/<hash>/workspace.json`
+  (`folder`, or a `.code-workspace` file's name for `workspace`).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+from indexer.formats.common import (
+    ImportOptions,
+    NothingToImport,
+    folder_name,
+    label,
+    tool_call_text,
+    tool_result_text,
+)
+from models import parse_time
+
+__all__ = ["Chat", "is_chat", "is_workspace_meta", "read_chat"]
+
+_CANCELLED, _FAILED = 2, 3  # ResponseModelState in chatService.ts
+_DRIVE = re.compile(r"^/[A-Za-z]:")
+
+
+@dataclass
+class Chat:
+    """What a VS Code chat holds, before it becomes a session record."""
+
+    session_id: str
+    cwd: str | None = None
+    project: str | None = None
+    created: str | None = None
+    title: str | None = None
+    messages: list[dict[str, Any]] = field(default_factory=list)
+
+
+def is_chat(value: Any) -> bool:
+    """A chat session written whole (any version of ISerializableChatData)."""
+    return (isinstance(value, dict) and isinstance(value.get("sessionId"), str)
+            and isinstance(value.get("requests"), list)
+            and any(key in value for key in ("version", "creationDate", "responderUsername")))
+
+
+def is_workspace_meta(value: Any) -> bool:
+    """`workspaceStorage/<hash>/workspace.json`: `{"folder": uri}` or `{"workspace": uri}`."""
+    if not isinstance(value, dict) or len(value) != 1:
+        return False
+    ((key, target),) = value.items()
+    return key in ("folder", "workspace") and isinstance(target, str) and "://" in target
+
+
+def read_chat(path: Path, chat: dict[str, Any], options: ImportOptions,
+              skipped: Counter[str]) -> Chat:
+    requests = _list(chat.get("requests"))
+    if not requests:
+        raise NothingToImport("a chat without requests")
+    read = Chat(chat["sessionId"] if isinstance(chat.get("sessionId"), str) else path.stem)
+    for number, request in enumerate(requests):
+        if isinstance(request, dict):
+            read.messages += _request(number, request, options, skipped)
+        else:
+            skipped["unreadable request"] += 1
+    queued = chat.get("pendingRequests")
+    if isinstance(queued, list) and queued:
+        skipped["queued request not sent"] += len(queued)
+    read.cwd, read.project = _workspace(path, chat)
+    read.created = parse_time(chat.get("creationDate"))
+    read.title = next((chat[k].strip() for k in ("customTitle", "computedTitle")
+                       if isinstance(chat.get(k), str) and chat[k].strip()), None)
+    return read
+
+
+def _request(number: int, request: dict[str, Any], options: ImportOptions,
+             skipped: Counter[str]) -> list[dict[str, Any]]:
+    """A request as the archive's messages: the prompt, the answer, the tools' output."""
+    undone = request.get("shouldBeRemovedOnSend")
+    stop = undone.get("afterUndoStop") if isinstance(undone, dict) else None
+    if request.get("isHidden") is True or (undone and not isinstance(stop, str)):
+        skipped["request undone in VS Code"] += 1
+        return []
+    if request.get("hiddenFromTranscript") is True:
+        skipped["request hidden from the transcript"] += 1
+        return []
+    request_id = request.get("requestId")
+    own = request_id if isinstance(request_id, str) and request_id else f"request-{number}"
+    asked = parse_time(request.get("timestamp"))
+    out = []
+    prompt = _prompt(request.get("message"))
+    if prompt:
+        out.append(_message(own, "user", prompt, asked))
+    else:
+        skipped["request without text"] += 1
+    parts = _parts(request.get("response"), stop, skipped)
+    answer, results = _answer(parts, options, skipped)
+    state = _dict(request.get("modelState"))
+    if state.get("value") == _CANCELLED or request.get("isCanceled") is True:
+        skipped["cancelled response"] += 1
+    if state.get("value") == _FAILED or _error(request.get("result")):
+        skipped["failed response"] += 1
+    answered = (parse_time(state.get("completedAt"))
+                or parse_time(request.get("responseTimestamp")) or asked)
+    response_id = request.get("responseId")
+    reply = response_id if isinstance(response_id, str) and response_id else f"{own}-response"
+    if answer:
+        out.append(_message(reply, "assistant", answer, answered))
+    elif not results:
+        skipped["request without response"] += 1
+    if results:
+        out.append(_message(f"{own}-results", "tool", "\n".join(results), answered))
+    return out
+
+
+def _message(own: str, role: str, content: str, time: str | None) -> dict[str, Any]:
+    message = {"id": own, "role": role, "content": content}
+    if time:
+        message["time"] = time
+    return message
+
+
+def _prompt(message: Any) -> str:
+    """The request's text: `{text, parts}`, or a plain string in the oldest files."""
+    if isinstance(message, dict):
+        message = message.get("text")
+    return message.strip() if isinstance(message, str) else ""
+
+
+def _parts(response: Any, undo_stop: str | None, skipped: Counter[str]) -> list[Any]:
+    """The response's parts, cut before the undo stop a partial undo names."""
+    parts = response if isinstance(response, list) else [] if response is None else [response]
+    if undo_stop:
+        at = next((n for n, p in enumerate(parts) if isinstance(p, dict)
+                   and p.get("kind") == "undoStop" and p.get("id") == undo_stop), None)
+        if at is not None:
+            skipped["response part undone"] += len(parts) - at
+            parts = parts[:at]
+    return parts
+
+
+def _answer(parts: list[Any], options: ImportOptions,
+            skipped: Counter[str]) -> tuple[str, list[str]]:
+    """The assistant's text (markdown runs joined, tool calls and thoughts on their own lines)
+    and the tools' results."""
+    blocks: list[str] = []
+    run: list[str] = []  # markdown and references, joined without a separator as VS Code does
+    results = []
+    for part in parts:
+        if isinstance(part, str):  # the oldest files keep markdown as plain strings
+            run.append(part)
+            continue
+        if not isinstance(part, dict):
+            skipped["unreadable response part"] += 1
+            continue
+        kind = part.get("kind")
+        if kind is None and "value" not in part:
+            skipped["response part treeData"] += 1  # a file tree: no text to keep
+            continue
+        if kind in (None, "markdownContent", "markdownVuln"):
+            run.append(_markdown(part if kind is None else part.get("content")))
+            continue
+        if kind == "inlineReference":
+            run.append(_reference(part.get("inlineReference"), part.get("name")))
+            continue
+        blocks.append("".join(run))
+        run = []
+        if kind == "thinking":
+            thought = _thought(part.get("value"))
+            if options.thinking and thought:
+                blocks.append(f"[thinking] {thought}")
+            elif thought:
+                skipped["thinking"] += 1
+        elif kind in ("toolInvocationSerialized", "toolInvocation"):
+            call, result = _tool(part, options.tool_chars)
+            blocks.append(call)
+            if result:
+                results.append(result)
+        else:
+            skipped[f"response part {label(kind)}"] += 1
+    blocks.append("".join(run))
+    return "\n".join(b.strip() for b in blocks if b.strip()), results
+
+
+def _markdown(value: Any) -> str:
+    """An IMarkdownString's text (`{value, isTrusted, ...}`), or a plain string."""
+    if isinstance(value, dict):
+        value = value.get("value")
+    return value if isinstance(value, str) else ""
+
+
+def _reference(target: Any, name: Any) -> str:
+    """An inline reference as VS Code's copy text shows it: the symbol's or the file's name."""
+    if isinstance(name, str) and name:
+        return f"`{name}`"
+    if isinstance(target, dict):
+        if isinstance(target.get("name"), str):
+            return f"`{target['name']}`"
+        path = (_dict(target.get("uri")) or target).get("path")
+        if isinstance(path, str) and PurePosixPath(path).name:
+            return f"`{PurePosixPath(path).name}`"
+    return ""
+
+
+def _thought(value: Any) -> str:
+    if isinstance(value, list):
+        value = "".join(v for v in value if isinstance(v, str))
+    return value.strip() if isinstance(value, str) else ""
+
+
+def _tool(part: dict[str, Any], limit: int) -> tuple[str, str | None]:
+    """A tool invocation's call line and, when it has one, its result line."""
+    name = part.get("toolId") if isinstance(part.get("toolId"), str) else None
+    data = _dict(part.get("toolSpecificData"))
+    details = part.get("resultDetails")
+    if data.get("kind") == "terminal":
+        shown: Any = _command(data)
+    elif data.get("kind") == "input":
+        shown = data.get("rawInput")
+    elif isinstance(details, dict) and isinstance(details.get("input"), str):
+        shown = _json_or_text(details["input"])
+    else:  # what the chat showed, e.g. "Read [](file:///.../fx.py)"
+        shown = _markdown(part.get("pastTenseMessage")) or _markdown(part.get("invocationMessage"))
+    output, failed = _tool_output(data, details)
+    result = tool_result_text(name, output, failed, limit) if output or failed else None
+    return tool_call_text(name, shown, limit), result
+
+
+def _command(data: dict[str, Any]) -> str:
+    """The terminal tool's command line, in the order VS Code's copy text picks it."""
+    shown = _dict(data.get("presentationOverrides")).get("commandLine")
+    if isinstance(shown, str) and shown.strip():
+        return shown
+    line = _dict(data.get("commandLine"))
+    for key in ("forDisplay", "userEdited", "toolEdited", "original"):
+        if isinstance(line.get(key), str) and line[key].strip():
+            return line[key]
+    # the older shape, `{kind: "terminal", command, language}`, that VS Code still reads
+    return data["command"] if isinstance(data.get("command"), str) else ""
+
+
+def _tool_output(data: dict[str, Any], details: Any) -> tuple[str, bool]:
+    """A tool's output text and whether it failed: the terminal's output, the text items of
+    `resultDetails.output`, or the files a tool returned."""
+    if data.get("kind") == "terminal":
+        text = _dict(data.get("terminalCommandOutput")).get("text")
+        code = _dict(data.get("terminalCommandState")).get("exitCode")
+        return (text if isinstance(text, str) else ""), code not in (None, 0)
+    if isinstance(details, list):  # URIs and locations the tool returned
+        names = [_reference(d, None).strip("`") for d in details]
+        return ", ".join(n for n in names if n), False
+    if not isinstance(details, dict):
+        return "", False
+    failed = details.get("isError") is True
+    output = details.get("output")
+    if isinstance(output, str):
+        return output, failed
+    texts = []
+    for item in _list(output):
+        if not isinstance(item, dict):
+            continue
+        mime = item["mimeType"] if isinstance(item.get("mimeType"), str) else ""
+        if isinstance(item.get("value"), str) and (item.get("isText") is True
+                                                   or mime.startswith("text/")):
+            texts.append(item["value"])
+        elif item.get("type") == "ref" or mime:
+            texts.append(f"[{mime or 'resource'}]")
+    return "\n".join(texts), failed
+
+
+def _error(result: Any) -> bool:
+    details = _dict(result).get("errorDetails")
+    return isinstance(details, dict) and details.get("code") != "canceled"
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def _json_or_text(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except (json.JSONDecodeError, RecursionError):
+        return text
+
+
+def _workspace(path: Path, chat: dict[str, Any]) -> tuple[str | None, str | None]:
+    """The chat's working folder and project name: the session's own `workingDirectory`, else
+    the folder (or `.code-workspace` file) its workspace storage is for."""
+    own = _uri_path(chat.get("workingDirectory"))
+    if own:
+        return own, folder_name(own)
+    if path.parent.name != "chatSessions":
+        return None, None
+    try:
+        meta = json.loads((path.parent.parent / "workspace.json").read_text("utf-8"))
+    except (OSError, ValueError):
+        return None, None
+    if not isinstance(meta, dict):
+        return None, None
+    folder = _uri_path(meta.get("folder"))
+    if folder:
+        return folder, folder_name(folder)
+    workspace = _uri_path(meta.get("workspace"))
+    if workspace:  # a multi-root workspace: its file's folder, and its name as the project
+        pure = PurePosixPath(workspace)
+        return str(pure.parent), pure.name.removesuffix(".code-workspace") or None
+    return None, None
+
+
+def _uri_path(uri: Any) -> str | None:
+    """The path of a file:// (or vscode-remote://) URI as VS Code stores it; a Windows drive
+    letter loses the slash before it."""
+    if not isinstance(uri, str) or "://" not in uri:
+        return None
+    path = unquote(urlsplit(uri).path)
+    if _DRIVE.match(path):
+        path = path[1:]
+    return path.rstrip("/") or None

@@ -1,0 +1,122 @@
+"""Cursor: the editor's chats in its SQLite state (`<config>/Cursor/User/globalStorage/state.vscdb`,
+`workspaceStorage/<hash>/state.vscdb`), and the agent transcripts the Cursor CLI (and newer
+editors) write as JSON lines (`~/.cursor/projects/<project>/agent-transcripts/<id>/<id>.jsonl`).
+
+Two readers: cursor_editor.py reads an editor database (composers, their bubbles, the old chat
+panel) and cursor_cli.py an agent transcript. This module finds the files, tells them apart,
+builds the session records and says why a database has nothing to import. Choices:
+
+- A composer's or chat tab's session id is `cursor-<its id>`; a transcript's is
+  `cursor-transcript-<id>`: an editor chat may also have a transcript, and two files must not
+  give one session id different content.
+- The title is the editor's name for the chat, else the first prompt's first line; the working
+  folder's last part is the topic; the channel is `cursor`. The origin agent tells the two apart
+  for `recall resume`: `cursor` (the CLI: `agent --resume <id>`) and `cursor-editor` (the editor
+  reopens a chat from its chat history, not by a command).
+- What a database leaves out (composers and tabs without a prompt, sub-agents', unreadable rows)
+  is logged as counts, never its content.
+"""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from indexer.formats import cursor_cli, cursor_editor
+from indexer.formats.common import (
+    ImportOptions,
+    NothingToImport,
+    Transcript,
+    clip,
+    describe_skipped,
+    folder_name,
+    origin,
+    safe_session_id,
+)
+from models import InvalidSession
+
+__all__ = ["CHANNEL", "EDITOR_AGENT", "ID_PREFIX", "NAME", "RESUME", "RESUMES", "default_paths",
+           "is_candidate", "looks_like", "looks_like_database", "parse", "parse_database"]
+
+log = logging.getLogger(__name__)
+
+NAME = "cursor"
+CHANNEL = "cursor"
+ID_PREFIX = "cursor"
+TITLE_CHARS = 80
+EDITOR_AGENT = "cursor-editor"  # the origin agent of the editor's chats; the CLI's is NAME
+# for `recall resume`, by origin agent
+RESUME: tuple[str | None, str] = (
+    "agent --resume {id}",
+    "Cursor CLI chats reopen by id (`cursor-agent --resume` on older installs): run it in cwd")
+RESUMES: dict[str, tuple[str | None, str]] = {
+    EDITOR_AGENT: (None, ("a chat of the Cursor editor reopens from the editor's chat history "
+                          "(open cwd in Cursor); the transcript path is the editor database it "
+                          "was read from"))}
+
+
+def default_paths(home: Path, env: dict[str, str]) -> list[Path]:
+    """The editor's databases on Linux, macOS and Windows, and the agent transcripts."""
+    return list(dict.fromkeys([*cursor_editor.default_paths(home, env),
+                               *cursor_cli.default_roots(home, env)]))
+
+
+def is_candidate(path: Path) -> bool:
+    """An editor database, or an agent transcript that is not a sub-agent's."""
+    return path.name == cursor_editor.DATABASE_NAME or cursor_cli.is_transcript(path)
+
+
+def looks_like(item: Any) -> bool:
+    """One line of an agent transcript."""
+    return cursor_cli.looks_like_line(item)
+
+
+def looks_like_database(tables: set[str]) -> bool:
+    return "cursorDiskKV" in tables
+
+
+def parse(path: Path, text: str, options: ImportOptions) -> list[Transcript]:
+    chat = cursor_cli.read_transcript(path, text, options)
+    return [_transcript(path, NAME, f"transcript-{chat.chat_id}", chat.chat_id, chat.cwd, None,
+                        None, chat.messages, chat.skipped)]
+
+
+def parse_database(path: Path, connection: sqlite3.Connection,
+                   options: ImportOptions) -> list[Transcript]:
+    database = cursor_editor.StateDatabase(path, connection, options)
+    if not database.kv and not database.items:
+        raise InvalidSession("not a Cursor database: no cursorDiskKV or ItemTable key-value table")
+    transcripts = [_transcript(path, EDITOR_AGENT, chat.chat_id, chat.chat_id, chat.cwd,
+                               chat.title, chat.day, chat.messages, chat.skipped)
+                   for chat in database.composers() + database.chat_tabs()]
+    if database.dropped:  # counts only: the dropped rows' content is never logged
+        log.info("%s: left out %s", path, describe_skipped(database.dropped))
+    if transcripts:
+        return transcripts
+    listed = database.workspace_composers()
+    if listed:
+        raise NothingToImport(f"a Cursor workspace's state: the {listed} composer(s) it lists "
+                              "keep their conversations in globalStorage/state.vscdb")
+    if database.dropped:
+        raise NothingToImport(f"no Cursor conversations ({describe_skipped(database.dropped)})")
+    raise NothingToImport("no Cursor composers or chats in this database")
+
+
+def _transcript(path: Path, agent: str, raw_id: str, chat_id: str, cwd: str | None,
+                title: str | None, day: str | None, messages: list[dict[str, Any]],
+                skipped: Counter[str]) -> Transcript:
+    record: dict[str, Any] = {"sessionId": safe_session_id(ID_PREFIX, raw_id), "channel": CHANNEL,
+                              "messages": messages, "origin": origin(agent, chat_id, cwd, path)}
+    project = folder_name(cwd)
+    if project:
+        record["topics"] = [project]
+    first_prompt = next((m["content"] for m in messages if m["role"] == "user"), None)
+    title = title or (clip(first_prompt.split("\n", 1)[0], TITLE_CHARS) if first_prompt else None)
+    if title:
+        record["title"] = title
+    if day:
+        record["date"] = day
+    return Transcript.build(record, skipped)

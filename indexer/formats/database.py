@@ -1,0 +1,85 @@
+"""Agents that keep sessions in SQLite (Cursor's state.vscdb, opencode.db): recognizing such a
+file, telling whether it changed, and opening it read-only while the agent may be writing it.
+
+A database is never read whole into memory and never written: it is opened with `mode=ro`, and
+when the agent holds a lock (or the folder does not allow the shared-memory file a read-only
+reader of a WAL database needs), a copy of the database and its write-ahead log is read instead.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+import sqlite3
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+__all__ = ["SUFFIXES", "fingerprint", "is_database", "open_readonly", "table_names"]
+
+MAGIC = b"SQLite format 3\x00"
+SUFFIXES = (".vscdb", ".db")  # the names agents give their databases; content decides
+_COMPANIONS = ("-wal",)  # recent writes live here until the agent checkpoints them
+
+
+def is_database(path: Path) -> bool:
+    """A SQLite database, by its first bytes."""
+    try:
+        with path.open("rb") as handle:
+            return handle.read(len(MAGIC)) == MAGIC
+    except OSError:
+        return False
+
+
+def fingerprint(path: Path) -> bytes:
+    """What changes when the database does: size and time of the file and of its write-ahead
+    log. Hashing the content would read gigabytes of an editor's state on every pass."""
+    digest = hashlib.sha256(b"sqlite")
+    for part in (path, *(path.with_name(path.name + s) for s in _COMPANIONS)):
+        try:
+            st = part.stat()
+        except OSError:
+            continue
+        digest.update(f"{part.name}:{st.st_size}:{st.st_mtime_ns};".encode())
+    return digest.digest()
+
+
+@contextmanager
+def open_readonly(path: Path) -> Iterator[sqlite3.Connection]:
+    """A read-only connection to the database, or to a copy of it when it cannot be read in place."""
+    try:
+        connection = _connect(f"{path.absolute().as_uri()}?mode=ro")
+    except sqlite3.OperationalError:  # locked, or a WAL database in a folder we cannot write
+        with tempfile.TemporaryDirectory(prefix="recall-db-") as folder:
+            copy = Path(folder, path.name)
+            shutil.copyfile(path, copy)
+            for suffix in _COMPANIONS:
+                log = path.with_name(path.name + suffix)
+                if log.exists():
+                    shutil.copyfile(log, copy.with_name(copy.name + suffix))
+            connection = _connect(copy.as_uri())  # our own copy: it may replay its log
+            try:
+                yield connection
+            finally:
+                connection.close()
+        return
+    try:
+        yield connection
+    finally:
+        connection.close()
+
+
+def _connect(uri: str) -> sqlite3.Connection:
+    connection = sqlite3.connect(uri, uri=True, timeout=1.0, check_same_thread=False)
+    try:
+        connection.execute("SELECT count(*) FROM sqlite_master").fetchone()  # opens it now
+    except sqlite3.Error:
+        connection.close()
+        raise
+    return connection
+
+
+def table_names(connection: sqlite3.Connection) -> set[str]:
+    return {row[0] for row in connection.execute(
+        "SELECT name FROM sqlite_master WHERE type = 'table'")}
