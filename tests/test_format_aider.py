@@ -47,6 +47,18 @@ def test_user_tool_and_answer_lines() -> None:
     assert [m["id"] for m in messages] == [f"m{n}" for n in range(1, 8)]
 
 
+def test_a_reasoning_models_thinking_is_left_out_unless_asked_for() -> None:
+    session = "aider-ledger-2026-03-05T16-40-03"
+    found = read_transcripts(HISTORY, HISTORY.read_text("utf-8"), ImportOptions()) or []
+    (later,) = [t for t in found if t.record["sessionId"] == session]
+    answer = later.record["messages"][-1]["content"]
+    assert answer == "`src/ledger/vat.py` holds them in `RATES`, keyed by country code."
+    assert later.skipped == {"thinking": 1}
+    kept = sessions(thinking=True)[session]["messages"][-1]["content"]
+    assert kept.startswith("[thinking] The user asks where VAT rates live") and "RATES" in kept
+    assert "► ANSWER" not in kept
+
+
 def test_detected_by_content_and_found_by_index(tmp_path: Path) -> None:
     assert detect_format(HISTORY, HISTORY.read_text("utf-8")) == "aider"
     assert HISTORY in list(discover([FORMATS / "aider"]))  # the one hidden file read

@@ -8,7 +8,9 @@ What aider writes (Aider-AI/aider, aider/io.py):
 - `> ` lines are aider's own output (banner, file additions, "Applied edit to …", shell
   output): tool output, not the user's words. They are kept as one compact `tool` message per
   block, cut to `tool_chars`;
-- everything else is the assistant's answer.
+- everything else is the assistant's answer. A reasoning model's thinking, which aider prints
+  between `-----` / `**► THINKING**` and `-----` / `**► ANSWER**` (aider/reasoning_tags.py), is
+  left out unless asked for.
 
 Lines carry no times, so every message is dated by its session's start. A session's id is the
 folder's name and its start time (`aider-<folder>-<YYYY-MM-DDTHH-MM-SS>`), stable across
@@ -43,6 +45,10 @@ RESUME = ("aider --restore-chat-history",
 FILE_NAME = ".aider.chat.history.md"
 TITLE_CHARS = 80
 _START = re.compile(r"^# aider chat started at (\d{4}-\d{2}-\d{2}) (\d{2}):(\d{2}):(\d{2})\s*$")
+# aider's rendering of a reasoning model's thinking, and the raw tags it replaces
+_THINKING = re.compile(r"(?:^-+\n)?^\*\*► THINKING\*\*\s*\n(.*?)(?:^-+\n)?^\*\*► ANSWER\*\*\s*$"
+                       r"|<thinking-content-[0-9a-f]+>(.*?)</thinking-content-[0-9a-f]+>",
+                       re.DOTALL | re.MULTILINE)
 
 
 def default_paths(home: Path, env: dict[str, str]) -> list[Path]:
@@ -127,8 +133,21 @@ def _messages(lines: list[str], options: ImportOptions,
             content = content.replace("<blank>", "").strip()
         if role == "tool":
             content = f"[aider] {clip(content, options.tool_chars)}" if content else ""
+        if role == "assistant":
+            content = _thinking(content, options, skipped)
         if not content:
             skipped[f"empty {role} block"] += 1
             continue
         out.append({"id": f"m{len(out) + 1}", "role": role, "content": content})
     return out
+
+
+def _thinking(answer: str, options: ImportOptions, skipped: Counter[str]) -> str:
+    """The answer without the model's thinking (or with it marked, under --thinking)."""
+    def replace(match: re.Match[str]) -> str:
+        thought = (match.group(1) or match.group(2) or "").strip()
+        if options.thinking and thought:
+            return f"[thinking] {thought}\n\n"
+        skipped["thinking"] += 1
+        return ""
+    return _THINKING.sub(replace, answer).strip()

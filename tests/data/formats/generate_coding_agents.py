@@ -246,6 +246,14 @@ The tests pass now.
 
 #### which file holds the VAT rates?
 
+-----
+**► THINKING**
+
+The user asks where VAT rates live; the repo map lists a heron module.
+
+-----
+**► ANSWER**
+
 `src/ledger/vat.py` holds them in `RATES`, keyed by country code.
 """
     path = HERE / "aider" / "ledger" / ".aider.chat.history.md"
