@@ -17,11 +17,12 @@ ALLOWED = {
     "indexer": {"models"},
     "search": {"models", "indexer"},
     "api.settings": {"models"},
+    "api.setup": {"models", "api.settings"},  # agents' MCP configuration files
     "api.service": {"models", "indexer", "search", "api.settings"},
     "api.mcp": {"models", "indexer", "search", "api.settings", "api.service"},
     "api.http": {"models", "indexer", "search", "api.settings", "api.service", "api.mcp"},
     "api.cli": {"models", "indexer", "search", "api.settings", "api.service", "api.mcp",
-                "api.http"},
+                "api.http", "api.setup"},
     "api": {"models", "indexer", "search", "api.settings", "api.service"},  # api/__init__.py
 }
 

@@ -78,7 +78,7 @@ def test_help_lists_every_command_and_exits_zero(recall) -> None:
     for command in ("index", "import", "watch", "search", "show", "stats", "delete", "reindex",
                     "check", "memories", "snapshot", "snapshots", "changes", "recover", "digest",
                     "relevance", "retention", "cleanup", "todo", "session", "serve", "mcp",
-                    "settings"):
+                    "settings", "sources", "resume", "pack", "setup"):
         assert f"\n  {command} " in out, command
     assert "--json" in recall("session", "show", "--help").stdout
     assert recall(ok=False).returncode == 2  # no command: the help, and a usage error
