@@ -35,6 +35,7 @@ from indexer.formats.cline_content import (
     read_json,
 )
 from indexer.formats.common import ImportOptions
+from indexer.formats.editors import user_dirs
 from models import parse_time
 
 __all__ = ["EXTENSIONS", "HISTORY_FILES", "Task", "default_roots", "is_history",
@@ -66,17 +67,7 @@ def default_roots(home: Path, env: dict[str, str]) -> list[Path]:
     """The tasks folder of each extension in each editor's user data on Linux, macOS and Windows
     (VSCODE_APPDATA replaces the three, VSCODE_PORTABLE adds a portable install) and in the
     remote servers' data."""
-    users = []
-    if env.get("VSCODE_PORTABLE"):
-        users.append(Path(env["VSCODE_PORTABLE"]).expanduser() / "user-data" / "User")
-    if env.get("VSCODE_APPDATA"):
-        bases = [Path(env["VSCODE_APPDATA"]).expanduser()]
-    else:
-        bases = [Path(env["XDG_CONFIG_HOME"]).expanduser() if env.get("XDG_CONFIG_HOME")
-                 else home / ".config",
-                 home / "Library" / "Application Support",
-                 Path(env["APPDATA"]) if env.get("APPDATA") else home / "AppData" / "Roaming"]
-    users += [base / editor / "User" for base in bases for editor in _EDITORS]
+    users = user_dirs(home, env, _EDITORS)
     users += [home / server / "data" / "User" for server in _SERVERS]
     return [user / "globalStorage" / ext / "tasks" for user in users for ext in EXTENSIONS]
 

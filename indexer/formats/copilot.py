@@ -37,6 +37,7 @@ from indexer.formats.common import (
     read_transcript_lines,
     safe_session_id,
 )
+from indexer.formats.editors import user_dirs
 from models import InvalidSession
 
 __all__ = ["CHANNEL", "NAME", "RESUME", "RESUMES", "VSCODE_AGENT", "default_paths",
@@ -63,17 +64,7 @@ _SNIFF = 30
 def default_paths(home: Path, env: dict[str, str]) -> list[Path]:
     """VS Code's user data on Linux, macOS and Windows (VSCODE_APPDATA replaces all three, as
     VS Code's getUserDataPath does; VSCODE_PORTABLE adds a portable install), then the CLI's."""
-    users = []
-    if env.get("VSCODE_PORTABLE"):
-        users.append(Path(env["VSCODE_PORTABLE"]).expanduser() / "user-data" / "User")
-    if env.get("VSCODE_APPDATA"):
-        bases = [Path(env["VSCODE_APPDATA"]).expanduser()]
-    else:
-        bases = [Path(env["XDG_CONFIG_HOME"]).expanduser() if env.get("XDG_CONFIG_HOME")
-                 else home / ".config",
-                 home / "Library" / "Application Support",
-                 Path(env["APPDATA"]) if env.get("APPDATA") else home / "AppData" / "Roaming"]
-    users += [base / editor / "User" for base in bases for editor in _EDITORS]
+    users = user_dirs(home, env, _EDITORS)
     roots = [p for user in users for p in (user / "workspaceStorage",
                                            user / "globalStorage" / "emptyWindowChatSessions")]
     return list(dict.fromkeys(roots + copilot_cli.default_roots(home, env)))

@@ -38,6 +38,7 @@ from urllib.parse import unquote, urlparse
 
 from indexer.formats.common import ImportOptions, label, tool_call_text, tool_result_text
 from indexer.formats.cursor_cli import tool_output
+from indexer.formats.editors import application_data
 from models import parse_time
 
 __all__ = ["DATABASE_NAME", "EditorChat", "StateDatabase", "default_paths"]
@@ -66,10 +67,7 @@ class EditorChat:
 
 def default_paths(home: Path, env: dict[str, str]) -> list[Path]:
     """The global database and the workspaces' folder, on Linux, macOS and Windows."""
-    linux = Path(env["XDG_CONFIG_HOME"]) if env.get("XDG_CONFIG_HOME") else home / ".config"
-    windows = Path(env["APPDATA"]) if env.get("APPDATA") else home / "AppData" / "Roaming"
-    users = [base / "Cursor" / "User"
-             for base in (linux, home / "Library" / "Application Support", windows)]
+    users = [base / "Cursor" / "User" for base in application_data(home, env)]
     return [p for user in users
             for p in (user / "globalStorage" / DATABASE_NAME, user / "workspaceStorage")]
 
