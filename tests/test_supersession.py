@@ -1,0 +1,81 @@
+"""The first supersession linker: the values a statement gives, the words that say it replaces
+an earlier one, and which pairs it links (hand-made vectors stand in for the embedder, so each
+case controls how alike the two statements are)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from indexer.memories.supersession import (
+    Statement,
+    explicit_cue,
+    link_memories,
+    statement_values,
+    supersedes,
+)
+from models import Memory
+
+
+def memory(memory_id: str, text: str, day: str, **extra: object) -> Memory:
+    return Memory(id=memory_id, session_id=f"s-{day}", type="project", text=text, confidence=0.9,
+                  source_message_ids=(f"s-{day}-m1",), session_date=day, kind="decision",
+                  **extra)  # type: ignore[arg-type]
+
+
+def test_values_are_read_in_both_languages() -> None:
+    assert statement_values("Standup moves to 10:30 on Thursday") == {"10:30", "thu"}
+    assert statement_values("每天凌晨 2 点跑") == {"02:00"}
+    assert statement_values("晚上 6 点半开席") == {"18:30"}
+    assert statement_values("run it at 3pm, budget $180") == {"15:00", "$180"}
+    assert statement_values("config moved to /srv/marlin/conf/marlin.toml") == \
+        {"/srv/marlin/conf/marlin.toml"}
+    assert statement_values("no numbers here") == frozenset()
+
+
+def test_explicit_replacement_words() -> None:
+    assert explicit_cue("run the backup at 03:30 instead of 2am") == "instead of"
+    assert explicit_cue("备份改到 04:15") == "改到"
+    assert explicit_cue("恢复禁止周五上线") == "恢复"
+    assert explicit_cue("keep the backup at 02:00") is None
+
+
+def test_a_changed_value_about_one_subject_supersedes() -> None:
+    old = Statement.of(memory("a", "Tidepool standup at 10:00, 15 minutes", "2026-01-08"))
+    new = Statement.of(memory("b", "Tidepool standup moves to 10:30", "2026-03-02"))
+    link = supersedes(new, old, relative=3.0)
+    assert link is not None and (link.later, link.earlier) == ("b", "a")
+    assert "10:00" in link.reason and "10:30" in link.reason and "moves to" in link.reason
+
+
+def test_restatements_strangers_and_other_projects_are_not_linked() -> None:
+    old = Statement.of(memory("a", "Tidepool standup at 10:00", "2026-01-08"))
+    same = Statement.of(memory("b", "Tidepool standup stays at 10:00", "2026-03-02"))
+    assert supersedes(same, old, relative=4.0) is None  # the same value again
+    far = Statement.of(memory("c", "Tidepool standup moves to 10:30", "2026-03-02"))
+    assert supersedes(far, old, relative=0.5) is None  # not alike enough: another subject
+    marlin = Statement.of(memory("d", "Budget moves to $180", "2026-04-28",
+                                 entities={"names": ("Marlin",)}))
+    ledgerly = Statement.of(memory("e", "Budget of $150", "2026-01-22",
+                                   entities={"names": ("Ledgerly",)}))
+    assert supersedes(marlin, ledgerly, relative=4.0) is None  # another project's budget
+
+
+def test_a_chain_links_each_statement_to_the_one_before() -> None:
+    chain = [memory("a", "Tidepool standup at 10:00", "2026-01-08"),
+             memory("b", "Tidepool standup moves to 10:30", "2026-03-02"),
+             memory("c", "Tidepool standup moves back to 10:00", "2026-05-04")]
+    # the rise is measured against the rest of the archive: give it some background
+    topics = ["Water the tomatoes every morning", "The cat prefers the blue bowl",
+              "Renew the passport before summer", "Buy a new kettle", "Read the Go memory model",
+              "Call the bank about the card"]
+    others = [memory(f"x{n}", topics[n % len(topics)] + f" ({'abcdefghij'[n % 10]})",
+                     f"2026-02-{10 + n % 18}") for n in range(60)]
+    everything = chain + others
+    rng = np.random.default_rng(7)
+    subject = rng.normal(size=16)
+    vectors = np.array([subject + rng.normal(scale=0.2, size=16) if m in chain
+                        else rng.normal(size=16) for m in everything])
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    links = link_memories(everything, vectors)
+    assert {(link.later, link.earlier) for link in links} == {("b", "a"), ("c", "b")}
+    assert link_memories(everything[::-1], vectors[::-1]) == links  # order of input is no matter
