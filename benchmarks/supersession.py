@@ -1,6 +1,7 @@
 """Supersession links against the hand labels of eval/supersession: link precision and recall.
 
     python benchmarks/supersession.py [--split tune|test|all] [--embedder e5] [--show N] [--json]
+    python benchmarks/supersession.py --queries /tmp/recall-ss [--split ...]
 
 Reads the sessions of examples/, eval/sessions and eval/supersession/sessions, extracts their
 memories as an import does, embeds them with the embedder, links them
@@ -9,6 +10,12 @@ a link matches a labeled pair through the memories' source messages; a match wit
 `supersedes` line is right; one with a `not_linked` or `same` line, a link across two chains,
 or a chain linked backwards is wrong; a link that skips a statement of its chain, or that no
 line names, is not scored. Only the tune half may be looked at while changing the linker.
+
+With --queries HOME it indexes the three folders into HOME instead (once) and asks the set's
+latest and history questions through recall's search: R@1 (the top session holds the answer)
+and, for latest questions, how often the session with the current value ranks above every
+session holding a superseded one; with near-top sessions ordered by date for such questions
+(the ranker as shipped) and without, in one process.
 """
 
 from __future__ import annotations
@@ -17,6 +24,7 @@ import argparse
 import json
 import sys
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -25,10 +33,11 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from api import RecallService, Settings
 from indexer.embedding.embedders import load_embedder
 from indexer.memories.extract import extract_memories
 from indexer.memories.supersession import link_memories
-from models import Memory, Session, parse_session
+from models import Memory, SearchRequest, Session, parse_session
 
 FOLDERS = ("examples/sessions", "eval/sessions", "eval/supersession/sessions")
 
@@ -101,6 +110,49 @@ def _judge(later: set[str], earlier: set[str], lines: list[dict[str, Any]],
     return None  # a skip within a chain, or messages no line names
 
 
+def ask(home: Path, root: Path, embedder: str, model_cache: Path | None,
+        split: str) -> dict[str, dict[str, dict[str, float | None]]]:
+    """R@1 and current-above-superseded of the set's questions, by half and kind, with the
+    ranker as it is ("dated") and without ordering near-top sessions by date ("undated"), in
+    one process."""
+    service = RecallService(Settings(home=home, embedder=embedder,
+                                     model_cache=model_cache or home / "models"))
+    if not service.data.current_generation():
+        report = service.index([root / folder for folder in FOLDERS])
+        print(f"indexed {report.indexed} sessions ({report.messages} messages)", file=sys.stderr)
+    questions = [json.loads(line) for line in
+                 (root / "eval" / "supersession" / "queries.jsonl").read_text().splitlines()]
+    questions = [q for q in questions if split in ("all", q["split"])]
+    dated = service.searcher.ranker
+    if dated is None:
+        raise SystemExit(f"no learned ranker for the {embedder} embedder: nothing to compare")
+    variants = {"undated": replace(dated, latest_near_top=1.0, history_near_top=1.0),
+                "dated": dated}
+    return {name: _ask(service, ranker, questions) for name, ranker in variants.items()}
+
+
+def _ask(service: RecallService, ranker: Any,
+         questions: list[dict[str, Any]]) -> dict[str, dict[str, float | None]]:
+    service.searcher.ranker = ranker
+    rows: dict[str, list[tuple[float, float | None]]] = {}
+    for q in questions:
+        ranked = [r.session_id for r in service.search(SearchRequest(query=q["query"])).results]
+        top = float(bool(ranked[:1]) and ranked[0] in q["relevant_sessions"])
+        above = None
+        if q["kind"] == "latest" and q.get("superseded_sessions"):
+            first = next((n for n, s in enumerate(ranked) if s in q["relevant_sessions"]), None)
+            stale = [n for n, s in enumerate(ranked) if s in q["superseded_sessions"]]
+            above = float(first is not None and all(first < n for n in stale))
+        rows.setdefault(f"{q['split']} / {q['kind']}", []).append((top, above))
+    table: dict[str, dict[str, float | None]] = {}
+    for group, found in sorted(rows.items()):
+        aboves = [a for _, a in found if a is not None]
+        table[group] = {"n": len(found), "R@1": round(sum(t for t, _ in found) / len(found), 3),
+                        "current above superseded": round(sum(aboves) / len(aboves), 3)
+                        if aboves else None}
+    return table
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--root", type=Path, default=ROOT)
@@ -111,7 +163,19 @@ def main() -> int:
     parser.add_argument("--min-confidence", type=float, default=0.0,
                         help="score only the links at least this sure")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--queries", type=Path, metavar="HOME",
+                        help="ask the set's questions through search, indexed into HOME")
     args = parser.parse_args()
+    if args.queries:
+        tables = ask(args.queries, args.root, args.embedder, args.model_cache, args.split)
+        if args.json:
+            print(json.dumps(tables, indent=1))
+            return 0
+        for name, table in tables.items():
+            for group, row in table.items():
+                print(f"{name:<8} {group:<16} n={row['n']:<3} R@1 {row['R@1']:.3f}  "
+                      f"current above superseded {row['current above superseded']}")
+        return 0
     embedder = load_embedder(args.embedder, args.model_cache)
     sessions = load_sessions(args.root)
     memories, position = memories_of(sessions, embedder)

@@ -34,6 +34,11 @@ log = logging.getLogger(__name__)
 DEFAULT_MODEL = Path(__file__).with_name("learned") / "ranker.json"
 FORMAT = 2
 MARGIN_SCALE = 10.0  # margins above the background are hundredths of cosine
+# A question about how things stand now: sessions scoring at least this share of the best one
+# are shown newest first; about how things stood at first, oldest first (1.0: neither). Chosen
+# on the tune half of eval/supersession (benchmarks/supersession.py --queries).
+LATEST_NEAR_TOP = 0.4
+HISTORY_NEAR_TOP = 0.2
 
 FEATURES = (
     "score",                 # fused session score / the best one of the query
@@ -165,6 +170,8 @@ class Ranker:
     floors: dict[str, tuple[float, float]] = field(default_factory=dict)
     answer_floor: float = 0.0
     keep_floor: float = 0.0
+    latest_near_top: float = LATEST_NEAR_TOP
+    history_near_top: float = HISTORY_NEAR_TOP
 
     @classmethod
     def load(cls, path: Path = DEFAULT_MODEL) -> Ranker | None:
@@ -202,14 +209,34 @@ class Ranker:
     def applies_to(self, embedder_name: str) -> bool:
         return embedder_name in self.embedders
 
-    def kept(self, probabilities: list[float], rows: list[list[float]]) -> list[int]:
-        """The indexes of the sessions shown, most probable first (ties: the given order)."""
+    def kept(self, probabilities: list[float], rows: list[list[float]],
+             asks: str | None = None) -> list[int]:
+        """The indexes of the sessions shown, most probable first (ties: the given order); for
+        a question about how things stand now (`asks` "latest") the ones near the top newest
+        first, about how they stood at first ("history") oldest first."""
         order = sorted(range(len(probabilities)), key=lambda i: (-probabilities[i], i))
         if not order:
             return []
         if self.answer_floor > 0 and self.answerable(probabilities, rows) < self.answer_floor:
             return []
+        if asks == "latest" and self.latest_near_top < 1.0:
+            order = self._by_date_near_top(order, probabilities, rows, self.latest_near_top,
+                                           newest=True)
+        elif asks == "history" and self.history_near_top < 1.0:
+            order = self._by_date_near_top(order, probabilities, rows, self.history_near_top,
+                                           newest=False)
         return [i for i in order if probabilities[i] >= self.keep_floor]
+
+    @staticmethod
+    def _by_date_near_top(order: list[int], probabilities: list[float], rows: list[list[float]],
+                          share: float, newest: bool) -> list[int]:
+        """Several sessions about one subject answer "what is it now?" (or "what was it at
+        first?") about as well; the newest (oldest) of them holds that value."""
+        near = probabilities[order[0]] * share
+        top = [i for i in order if probabilities[i] >= near]
+        sign = -1.0 if newest else 1.0
+        top.sort(key=lambda i: sign * rows[i][_RECENCY])  # stable: equal days keep their order
+        return top + [i for i in order if probabilities[i] < near]
 
     def answerable(self, probabilities: list[float], rows: list[list[float]]) -> float:
         """How likely the archive answers the query, from its best session."""
@@ -222,6 +249,9 @@ class Ranker:
 
         x = np.asarray(rows, dtype=np.float64).reshape(len(rows), len(FEATURES))
         return 1.0 / (1.0 + np.exp(-(x @ np.asarray(self.weights) + self.bias)))
+
+
+_RECENCY = FEATURES.index("recency")
 
 
 def answer_row(probabilities: list[float], rows: list[list[float]]) -> list[float]:

@@ -35,6 +35,7 @@ from search.candidates import (
 )
 from search.fusion import reciprocal_rank_fusion
 from search.query_dates import query_dates
+from search.query_intent import asks_for_history
 from search.ranker import QueryContext, Ranker, evidence_features, learned_ranker, query_term_list
 from search.request_checks import check_request
 from search.snippets import make_snippet
@@ -313,13 +314,15 @@ class Searcher:
         docs.update({c.number: by_key[c.key] for c in wanted if c.key in by_key})
         return docs
 
-    def _features(self, found: _Found, request: SearchRequest, groups: list[list[Candidate]]
+    def _features(self, found: _Found, request: SearchRequest, groups: list[list[Candidate]],
+                  context: QueryContext | None = None
                   ) -> tuple[list[list[Candidate]], dict[int, StoredDoc], list[list[float]]]:
         """The groups whose evidence could be read, those documents, and each group's feature
         row for the learned ranker."""
         docs = self._evidence_docs(found.gen, groups)
         groups = [g for g in groups if g[0].number in docs]
-        return groups, docs, evidence_features(groups, docs, found.context(request.query))
+        return groups, docs, evidence_features(groups, docs,
+                                               context or found.context(request.query))
 
     def _rank(self, found: _Found, request: SearchRequest
               ) -> tuple[list[list[Candidate]], list[float], dict[int, StoredDoc]]:
@@ -331,10 +334,14 @@ class Searcher:
             return ranked, [session_score(g) for g in ranked], {}
         assert self.ranker is not None
         ranker = self.ranker.with_floors("strict") if request.strict else self.ranker
+        context = found.context(request.query)
         ranked, docs, rows = self._features(found, request,
-                                            ranked[: max(request.limit, ranker.candidates)])
+                                            ranked[: max(request.limit, ranker.candidates)],
+                                            context)
         probabilities = ranker.probabilities(rows).tolist()
-        kept = ranker.kept(probabilities, rows)[: request.limit]
+        asks = ("latest" if context.asks_latest
+                else "history" if asks_for_history(request.query) else None)
+        kept = ranker.kept(probabilities, rows, asks)[: request.limit]
         return [ranked[i] for i in kept], [probabilities[i] for i in kept], docs
 
     def _group(self, found: _Found, request: SearchRequest) -> tuple[SessionHit, ...]:

@@ -1,4 +1,5 @@
-"""The learned session ranker: its features, its model file, its floors; and the latest-state cue."""
+"""The learned session ranker: its features, its model file, its floors, the order by date for
+questions about now or about the start; and the cues of those questions."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import pytest
 
 from indexer.text.analysis import analyze_query
 from search.candidates import Candidate
-from search.query_intent import asks_for_latest
+from search.query_intent import asks_for_history, asks_for_latest
 from search.ranker import (
     ANSWER_FEATURES,
     DEFAULT_MODEL,
@@ -89,6 +90,22 @@ def test_floors_drop_weak_sessions_and_answer_nothing_below_the_answer_floor(tmp
     assert ranker.answerable([0.8, 0.1], rows[:2]) == pytest.approx(0.8)
 
 
+def test_near_the_top_a_question_about_now_gets_the_newest_and_one_about_the_start_the_oldest(
+        tmp_path: Path) -> None:
+    ranker = Ranker.load(_model(tmp_path / "m.json"))
+    assert ranker is not None and (ranker.latest_near_top, ranker.history_near_top) == (0.4, 0.2)
+    recency = FEATURES.index("recency")
+    days = [0.5, 1.0, 0.0, 0.8]  # 1 newest ... 0 oldest of the sessions ranked
+    rows = [[d if n == recency else 0.0 for n in range(len(FEATURES))] for d in days]
+    probabilities = [0.9, 0.5, 0.3, 0.1]
+    assert ranker.kept(probabilities, rows) == [0, 1, 2, 3]
+    # 0.5 is within 0.4 of the best (0.9 * 0.4 = 0.36), 0.3 and 0.1 are not
+    assert ranker.kept(probabilities, rows, "latest") == [1, 0, 2, 3]
+    # 0.9 * 0.2 = 0.18: the three best are ordered oldest first
+    assert ranker.kept(probabilities, rows, "history") == [2, 0, 1, 3]
+    assert ranker.kept(probabilities, rows, "other") == [0, 1, 2, 3]
+
+
 def test_modes_choose_floors_or_fusion(tmp_path: Path) -> None:
     path = _model(tmp_path / "m.json")
     assert learned_ranker("fused", path) is None
@@ -161,3 +178,20 @@ def test_latest_state_questions_are_recognized(query: str) -> None:
 ])
 def test_other_questions_are_not(query: str) -> None:
     assert not asks_for_latest(query)
+
+
+@pytest.mark.parametrize("query", [
+    "What did we first decide about Friday deploys?", "the original Sentry sample rate",
+    "What time was the standup before it moved to 10:30?", "NAS 备份最开始定的是几点跑？",
+    "年糕的绝育原来约的是哪天？", "周报以前最多能写几条？",
+])
+def test_questions_about_how_things_stood_at_first_are_recognized(query: str) -> None:
+    assert asks_for_history(query)
+
+
+@pytest.mark.parametrize("query", [
+    "timezonefinder first trackpoint", "我之前说过回复里不要用什么格式？", "what is the budget now",
+    "what did I say about ruff",
+])
+def test_other_questions_are_not_about_the_start(query: str) -> None:
+    assert not asks_for_history(query)
