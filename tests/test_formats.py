@@ -414,3 +414,27 @@ def test_databases_of_other_programs_are_passed_over(tmp_path: Path) -> None:
                                              "is a SQLite database"):
         read_path(folder / "photos.db", ImportOptions(format="codex"), 10_000_000)
     assert load_database(folder / "photos.db") == []  # nothing to import, said in the log
+
+
+def test_a_new_readers_version_reads_every_file_again_and_rewrites_only_what_changed(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from indexer.formats import common
+
+    service = make_service(tmp_path / "home")
+    first = service.index([CC])
+    assert first.indexed == 2
+    assert service.index([CC]).unchanged == first.files  # skipped by the files' hashes
+    reads = []
+    real = load_file
+
+    def counting(*args: Any, **kwargs: Any) -> Any:
+        reads.append(args[0])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr("indexer.ingest.prepare.load_file", counting)
+    assert service.index([CC]).unchanged == first.files and reads == []
+    monkeypatch.setattr(common, "READERS_VERSION", common.READERS_VERSION + 1)
+    again = service.index([CC])
+    assert len(reads) == first.files  # every file read again by the new readers
+    # the same sessions came out: nothing rewritten (the third file has nothing to import)
+    assert (again.indexed, again.unchanged) == (0, first.indexed)

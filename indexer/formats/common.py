@@ -17,6 +17,7 @@ from models.ids import MAX_ID_LENGTH
 __all__ = [
     "DEFAULT_TOOL_CHARS",
     "FORMAT_NAMES",
+    "READERS_VERSION",
     "ImportOptions",
     "NothingToImport",
     "Transcript",
@@ -34,6 +35,10 @@ __all__ = [
 ]
 
 DEFAULT_TOOL_CHARS = 300
+# The readers' version: raised when a reader keeps or leaves out something it did not before
+# (an agent's new field, thinking it now recognizes), so that every input file is read again
+# once instead of being skipped as unchanged. Sessions that come out the same stay as they are.
+READERS_VERSION = 2
 # every format `recall import` and `recall watch --format` take (registry.py checks the list)
 FORMAT_NAMES = ("claude-code", "codex", "gemini", "cursor", "aider", "cline", "opencode", "copilot",
                 "openclaw", "chatgpt")
@@ -49,9 +54,9 @@ class ImportOptions:
     since: str | None = None  # YYYY-MM-DD: only sessions with activity on or after this day
 
     def fingerprint(self) -> str:
-        """Empty for the defaults; otherwise what changes the sessions read from a file, so a
-        file read once with other options is not skipped as unchanged."""
-        parts = []
+        """What changes the sessions read from a file besides its bytes (these options, the
+        readers' version), so a file read once another way is not skipped as unchanged."""
+        parts = [f"readers={READERS_VERSION}"]
         if self.tool_chars != DEFAULT_TOOL_CHARS:
             parts.append(f"tool_chars={self.tool_chars}")
         if self.thinking:

@@ -90,9 +90,10 @@ def _inside(path: Path, root: Path) -> bool:
 
 
 def file_hash(data: bytes, options: ImportOptions | None = None) -> str:
-    """The content hash of a file; import options that change what is read from it are mixed in."""
+    """The content hash of a file; what else changes the sessions read from it (the import
+    options, the readers' version) is mixed in."""
     digest = hashlib.sha256(data)
-    if options is not None and options.fingerprint():
+    if options is not None:
         digest.update(b"\x00" + options.fingerprint().encode())
     return digest.hexdigest()
 
