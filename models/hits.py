@@ -15,6 +15,9 @@ SEARCH_SCOPES: tuple[str, ...] = get_args(SearchScope)
 # how memory hits are ordered: by match alone (default), or by match x memory relevance
 MemoryRank = Literal["match", "relevance"]
 MEMORY_RANKS: tuple[str, ...] = get_args(MemoryRank)
+# the state asked about: how things stand now, or how they stood at first
+SearchWhen = Literal["current", "history"]
+SEARCH_WHENS: tuple[str, ...] = get_args(SearchWhen)
 
 
 class SearchFilters(msgspec.Struct, frozen=True, omit_defaults=True):
@@ -46,6 +49,9 @@ class SearchRequest(msgspec.Struct, frozen=True, omit_defaults=True):
     # only sessions with real evidence, and nothing when the archive likely holds no answer
     # (the learned ranker's strict floors, search/ranker.py)
     strict: bool = False
+    # current: sessions near the top newest first; history: oldest first; None: as the query's
+    # own words ask ("now", "现在", "originally", "原来"), search/query_intent.py
+    when: SearchWhen | None = None
 
 
 class MessageHit(msgspec.Struct, frozen=True):

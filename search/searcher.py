@@ -339,8 +339,7 @@ class Searcher:
                                             ranked[: max(request.limit, ranker.candidates)],
                                             context)
         probabilities = ranker.probabilities(rows).tolist()
-        asks = ("latest" if context.asks_latest
-                else "history" if asks_for_history(request.query) else None)
+        asks = _asks(request, context)
         kept = ranker.kept(probabilities, rows, asks)[: request.limit]
         return [ranked[i] for i in kept], [probabilities[i] for i in kept], docs
 
@@ -396,3 +395,12 @@ def _session_id(shown: list[Candidate], docs: dict[int, StoredDoc]) -> str | Non
 def _iso_day(day: int) -> str:
     text = f"{day:08d}"
     return f"{text[:4]}-{text[4:6]}-{text[6:]}"
+
+
+def _asks(request: SearchRequest, context: QueryContext) -> str | None:
+    """What state the query asks about: as the request says, else as its words do."""
+    if request.when is not None:
+        return "latest" if request.when == "current" else "history"
+    if context.asks_latest:
+        return "latest"
+    return "history" if asks_for_history(request.query) else None

@@ -33,6 +33,16 @@ def test_search_strict_is_a_flag(client: TestClient) -> None:
     assert strict.json() == client.get("/v1/search", params={"q": "升级"}).json()
 
 
+def test_search_when_asks_about_now_or_the_start(client: TestClient) -> None:
+    # the hash embedder has no learned ranker, whose sessions near the top `when` orders
+    for when in ("current", "history"):
+        answer = client.get("/v1/search", params={"q": "升级", "when": when})
+        assert answer.status_code == 200 and answer.json()["results"]
+    wrong = client.get("/v1/search", params={"q": "升级", "when": "yesterday"})
+    assert wrong.status_code == 400 and wrong.headers["content-type"].startswith(
+        "application/problem+json")
+
+
 def test_search_filters(client: TestClient) -> None:
     params = {"q": "postgres", "date": "2026-03", "channel": "cli", "mode": "keyword"}
     assert [r["session_id"] for r in client.get("/v1/search", params=params).json()["results"]] == ["t-secrets"]

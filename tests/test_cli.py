@@ -87,11 +87,15 @@ def test_batch_search(recall) -> None:
         {"qid": "b", "query": "postgres", "channel": "cli", "mode": "keyword", "limit": 1},
         {"qid": "c", "query": "postgres", "date": "2026-13-01"},
         {"qid": "d", "query": "postgres", "strict": "yes"},
+        {"qid": "e", "query": "postgres", "when": "later"},
+        {"qid": "f", "query": "postgres", "when": "current"},
     ])
     proc = recall("search", "--batch", "-", "--json", stdin=lines, ok=False)
     out = [json.loads(line) for line in proc.stdout.splitlines()]
-    assert [o["qid"] for o in out] == ["a", "b", "c", "d"]
+    assert [o["qid"] for o in out] == ["a", "b", "c", "d", "e", "f"]
     assert out[3]["error"] == "'strict' must be true or false"
+    assert out[4]["error"] == "'when' must be current or history, not 'later'"
+    assert out[5]["results"]
     assert out[0]["results"][0]["session_id"] == "t-zh-upgrade"
     assert [r["session_id"] for r in out[1]["results"]] == ["t-secrets"]
     assert "not a real date" in out[2]["error"]

@@ -59,7 +59,8 @@ async def _scenario(session: ClientSession) -> None:
     assert set(tools) == TOOLS
     assert all(tool.input_schema["type"] == "object" and tool.description for tool in tools.values())
     assert set(tools["search_archive"].input_schema["properties"]) == {
-        "query", "date", "since", "until", "channel", "scope", "limit", "memory_rank", "strict"}
+        "query", "date", "since", "until", "channel", "scope", "limit", "memory_rank", "strict",
+        "when"}
 
     found = tool_data(await call_tool(session, "search_archive", query="升级"))
     assert found["query"] == "升级"

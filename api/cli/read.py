@@ -49,6 +49,11 @@ __all__ = ["COMMANDS", "print_session", "show"]
 @click.option("--strict", is_flag=True, default=None,
               help="only sessions with real evidence, and none when the archive likely holds no "
                    "answer (fewer wrong results, some right ones missed)")
+@click.option("--current", "when", flag_value="current",
+              help="how things stand now: of the sessions near the top, the newest first "
+                   "(a question with 'now', '现在' and the like does this by itself)")
+@click.option("--history", "when", flag_value="history",
+              help="how things stood at first: of the sessions near the top, the oldest first")
 @no_server_option
 @json_option
 @pass_run

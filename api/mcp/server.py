@@ -87,9 +87,14 @@ def build_mcp(service: RecallService) -> MCPServer:
             description="true: only sessions with real evidence, and an empty list when the "
                         "archive likely holds no answer (fewer wrong results, some right ones "
                         "missed)")] = False,
+        when: Annotated[Literal["current", "history"] | None, Field(
+            description="current: how things stand now (of the sessions near the top, the "
+                        "newest first); history: how they stood at first (the oldest first); "
+                        "default: as the query's own words ask")] = None,
     ) -> SearchResponse:
         values = {"date": date, "since": since, "until": until, "channel": channel,
-                  "scope": scope, "limit": limit, "memory_rank": memory_rank, "strict": strict}
+                  "scope": scope, "limit": limit, "memory_rank": memory_rank, "strict": strict,
+                  "when": when}
         return service.search(search_request(values, query))
 
     @server.tool(annotations=READS, description=(

@@ -6,13 +6,13 @@ from typing import Any, cast
 
 from api.service.limits import MAX_PARAM_CHARS
 from models import InvalidQuery, SearchFilters, SearchRequest
-from models.hits import SearchMode
+from models.hits import SEARCH_WHENS, SearchMode, SearchWhen
 from search import check_day, date_range
 
 __all__ = ["REQUEST_KEYS", "search_request"]
 
 REQUEST_KEYS = ("mode", "date", "since", "until", "channel", "participant", "role", "session",
-                "scope", "memory_type", "limit", "memory_rank", "strict")
+                "scope", "memory_type", "limit", "memory_rank", "strict", "when")
 
 
 def search_request(values: dict[str, Any], query: Any) -> SearchRequest:
@@ -21,7 +21,7 @@ def search_request(values: dict[str, Any], query: Any) -> SearchRequest:
     if not isinstance(query, str):
         raise InvalidQuery("'query' must be a string")
     for key in ("date", "since", "until", "channel", "participant", "role", "session", "mode",
-                "scope", "memory_type", "memory_rank"):
+                "scope", "memory_type", "memory_rank", "when"):
         if values.get(key) is not None and not isinstance(values[key], str):
             raise InvalidQuery(f"'{key}' must be a string")
         if len(values.get(key) or "") > MAX_PARAM_CHARS:
@@ -47,6 +47,10 @@ def search_request(values: dict[str, Any], query: Any) -> SearchRequest:
     strict = values.get("strict")
     if strict is not None and not isinstance(strict, bool):
         raise InvalidQuery("'strict' must be true or false")
-    # mode is one of the three SearchMode values: checked above
+    when = values.get("when") or None
+    if when is not None and when not in SEARCH_WHENS:
+        raise InvalidQuery(f"'when' must be current or history, not {when!r}")
+    # mode and when are values of their Literal types: checked above
     return SearchRequest(query=query, mode=cast(SearchMode, mode), filters=filters, limit=limit,
-                         memory_rank=values.get("memory_rank") or "match", strict=bool(strict))
+                         memory_rank=values.get("memory_rank") or "match", strict=bool(strict),
+                         when=cast(SearchWhen | None, when))

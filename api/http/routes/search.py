@@ -14,7 +14,7 @@ from api.http.problems import problem_responses
 from api.service.pack import ContextPack
 from api.service.requests import search_request
 from models import SearchResponse
-from models.hits import MemoryRank, SearchScope
+from models.hits import MemoryRank, SearchScope, SearchWhen
 from models.memory import MemoryType
 
 __all__ = ["router"]
@@ -48,11 +48,15 @@ def search_route(
         description="only sessions with real evidence, and none when the archive likely holds "
                     "no answer: fewer wrong results, some right ones missed (hybrid search with "
                     "the learned ranker; RECALL_RANKER=strict makes it the default)")] = False,
+    when: Annotated[SearchWhen | None, QueryParameter(
+        description="current: how things stand now, the sessions near the top newest first; "
+                    "history: how they stood at first, oldest first (default: as the query's "
+                    "own words ask)")] = None,
 ) -> SearchResponse:
     values = {"mode": mode, "date": date, "since": since, "until": until, "channel": channel,
               "participant": participant, "role": role, "session": session, "scope": search_scope,
               "memory_type": memory_type, "limit": limit, "memory_rank": memory_rank,
-              "strict": strict}
+              "strict": strict, "when": when}
     return service.search(search_request(values, q))
 
 
