@@ -109,6 +109,27 @@ def test_same_session_from_two_files_in_one_run(tmp_path: Path) -> None:
     agreement(service)
 
 
+def test_a_clash_in_a_file_of_many_sessions_leaves_out_that_session_only(tmp_path: Path) -> None:
+    """A database or an export holds many sessions: one id read before with other content
+    does not cost the others."""
+    folder = tmp_path / "in"
+    folder.mkdir()
+    twin = {"sessionId": "twin", "date": "2026-01-01", "messages": [{"role": "user", "content": "one"}]}
+    other = {"sessionId": "other", "date": "2026-01-02",
+             "messages": [{"role": "user", "content": "the other one"}]}
+    (folder / "a.json").write_text(json.dumps(twin))
+    (folder / "b.json").write_text(json.dumps([
+        twin | {"messages": [{"role": "user", "content": "two"}]}, other]))
+    service = make_service(tmp_path / "home")
+    report = service.index([folder])
+    assert report.indexed == 2
+    assert service.session("other").messages[0].content == "the other one"
+    assert [r.path for r in report.rejected] == [str(folder / "b.json")]
+    assert "'twin' was already read from" in report.rejected[0].reason
+    assert service.session("twin").messages[0].content == "one"
+    agreement(service)
+
+
 def test_delete_removes_everywhere(writable: RecallService) -> None:
     writable.delete("t-en-errors")
     assert writable.search(SearchRequest(query="ERR_CONNECTION_REFUSED")).results == ()

@@ -30,7 +30,7 @@ from indexer.stores.memories import MemoryStore
 from indexer.stores.snapshots import SnapshotStore
 from indexer.stores.state import State
 from indexer.text.redact import redact_value
-from models import InvalidSession, Memory, RecallError, Session, parse_snapshot
+from models import Memory, RecallError, Session, parse_snapshot
 
 __all__ = ["FilePreparer", "Prepared", "archive_hash", "prepare_archived", "prepare_record",
            "prepare_rewrites"]
@@ -141,9 +141,13 @@ class FilePreparer:
                 content_hash = archive_hash(archive_bytes)
                 earlier = claimed.get(session.session_id)
                 if earlier and earlier[1] != content_hash:
-                    raise InvalidSession(
-                        f"session id {session.session_id!r} was already read from {earlier[0]} "
-                        "in this run with different content")
+                    # that session only: the file's other sessions (a database holds hundreds)
+                    # are not at fault
+                    reason = (f"session id {session.session_id!r} was already read from "
+                              f"{earlier[0]} in this run with different content")
+                    log.info("rejected %s: %s", path, reason)
+                    report.rejected.append(Rejection(str(path), reason))
+                    continue
                 if earlier:  # the same session again (a copy): already queued
                     report.unchanged += 1
                     continue
@@ -171,7 +175,9 @@ class FilePreparer:
         return []
 
     def _reject(self, path: Path, data: bytes | None, reason: str, report: IndexReport) -> None:
-        log.warning("rejected %s: %s", path, reason)
+        # every caller reports rejections (the CLI prints them, HTTP and MCP return them): the
+        # log line is for -v and for a server's log, not a second copy on the terminal
+        log.info("rejected %s: %s", path, reason)
         report.rejected.append(Rejection(str(path), reason))
         if data is None:  # a database is not copied: it may be large, and it stays where it is
             return
