@@ -34,7 +34,7 @@ from indexer.formats.common import (
 )
 from models import InvalidSession
 
-__all__ = ["CHANNEL", "FILE_NAME", "NAME", "default_paths", "looks_like_text", "parse"]
+__all__ = ["CHANNEL", "FILE_NAME", "NAME", "default_paths", "is_candidate", "looks_like_text", "parse"]
 
 NAME = "aider"
 CHANNEL = "aider"
@@ -55,6 +55,11 @@ def default_paths(home: Path, env: dict[str, str]) -> list[Path]:
     """The file AIDER_CHAT_HISTORY_FILE names, else the current folder's history."""
     named = env.get("AIDER_CHAT_HISTORY_FILE")
     return [Path(named).expanduser()] if named else [Path.cwd() / FILE_NAME]
+
+
+def is_candidate(path: Path) -> bool:
+    """The history of a folder aider ran in (a hidden file, which the walk lets through)."""
+    return path.name == FILE_NAME
 
 
 def looks_like_text(text: str) -> bool:

@@ -35,7 +35,7 @@ from indexer.formats.common import (
 )
 from models import InvalidSession, parse_time
 
-__all__ = ["CHANNEL", "NAME", "default_paths", "looks_like", "parse", "parse_value"]
+__all__ = ["CHANNEL", "NAME", "default_paths", "is_candidate", "looks_like", "parse", "parse_value"]
 
 NAME = "chatgpt"
 CHANNEL = "chatgpt"
@@ -51,6 +51,11 @@ log = logging.getLogger(__name__)
 def default_paths(home: Path, env: dict[str, str]) -> list[Path]:
     # Exports arrive as a zip in Downloads; once unzipped, conversations.json sits in its folder.
     return [home / "Downloads"]
+
+
+def is_candidate(path: Path) -> bool:
+    """An export's conversations file."""
+    return path.name in FILE_NAMES
 
 
 def looks_like(value: Any) -> bool:

@@ -44,7 +44,7 @@ from indexer.formats.common import (
 )
 from models import InvalidSession
 
-__all__ = ["CHANNEL", "NAME", "default_paths", "looks_like", "parse"]
+__all__ = ["CHANNEL", "NAME", "default_paths", "is_candidate", "looks_like", "parse"]
 
 NAME = "claude-code"
 CHANNEL = "claude-code"
@@ -60,6 +60,11 @@ _BOOKKEEPING = {"file-history-snapshot", "queue-operation", "progress", "custom-
 def default_paths(home: Path, env: dict[str, str]) -> list[Path]:
     config = env.get("CLAUDE_CONFIG_DIR")
     return [Path(config).expanduser() / "projects" if config else home / ".claude" / "projects"]
+
+
+def is_candidate(path: Path) -> bool:
+    """A session transcript: a `.jsonl` file under the default location."""
+    return path.suffix == ".jsonl"
 
 
 def looks_like(item: Any) -> bool:

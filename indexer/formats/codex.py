@@ -45,7 +45,7 @@ from indexer.formats.common import (
 )
 from models import InvalidSession
 
-__all__ = ["CHANNEL", "NAME", "default_paths", "looks_like", "parse"]
+__all__ = ["CHANNEL", "NAME", "default_paths", "is_candidate", "looks_like", "parse"]
 
 NAME = "codex"
 CHANNEL = "codex"
@@ -67,6 +67,11 @@ _UUID_AT_END = re.compile(r"([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-
 def default_paths(home: Path, env: dict[str, str]) -> list[Path]:
     root = Path(env["CODEX_HOME"]).expanduser() if env.get("CODEX_HOME") else home / ".codex"
     return [root / "sessions", root / "archived_sessions"]
+
+
+def is_candidate(path: Path) -> bool:
+    """A rollout: a `.jsonl` file under the default location."""
+    return path.suffix == ".jsonl"
 
 
 def looks_like(item: Any) -> bool:

@@ -45,7 +45,7 @@ from indexer.formats.common import (
 )
 from models import InvalidSession
 
-__all__ = ["CHANNEL", "NAME", "default_paths", "looks_like", "looks_like_document",
+__all__ = ["CHANNEL", "NAME", "default_paths", "is_candidate", "looks_like", "looks_like_document",
            "looks_like_projects", "parse", "parse_value"]
 
 NAME = "gemini"
@@ -62,6 +62,11 @@ _HASH = re.compile(r"[0-9a-f]{64}")
 
 def default_paths(home: Path, env: dict[str, str]) -> list[Path]:
     return [home / ".gemini" / "tmp"]
+
+
+def is_candidate(path: Path) -> bool:
+    """A project's chat: a log, or the whole-file chat of older releases."""
+    return "chats" in path.parts and (path.suffix == ".jsonl" or path.name.startswith("session-"))
 
 
 def looks_like(item: Any) -> bool:

@@ -12,7 +12,6 @@ from typing import Any
 
 import msgspec
 
-from indexer.formats.aider import FILE_NAME as AIDER_FILE_NAME
 from indexer.formats.chatgpt import FILE_NAMES as CHATGPT_FILE_NAMES
 from indexer.formats.common import FORMAT_NAMES, ImportOptions, NothingToImport
 from indexer.formats.registry import FORMATS
@@ -61,22 +60,15 @@ def find_sources(home: Path | None = None,
 
 def candidate_files(fmt: str, paths: Iterable[Path]) -> list[Path]:
     """The files under paths that can hold the format; files named directly are always read."""
-    _module(fmt)
+    module = _module(fmt)
     found: list[Path] = []
     for path in paths:
         if path.is_file():
             found.append(path)
-        elif hasattr(_module(fmt), "is_candidate"):
-            found += [p for p in discover([path]) if _module(fmt).is_candidate(p)]
-        elif fmt == "chatgpt":
+        elif fmt == "chatgpt":  # not the whole of Downloads: see _CHATGPT_DEPTH
             found += _shallow(path, CHATGPT_FILE_NAMES, _CHATGPT_DEPTH)
-        elif fmt == "aider":  # one history per folder aider ran in, hidden
-            found += [p for p in discover([path]) if p.name == AIDER_FILE_NAME]
-        elif fmt == "gemini":  # chats of every project, and the whole-file ones of older releases
-            found += [p for p in discover([path]) if "chats" in p.parts
-                      and (p.suffix == ".jsonl" or p.name.startswith("session-"))]
         else:
-            found += [p for p in discover([path]) if p.suffix == ".jsonl"]
+            found += [p for p in discover([path]) if module.is_candidate(p)]
     return list(dict.fromkeys(found))
 
 

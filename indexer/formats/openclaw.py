@@ -42,7 +42,7 @@ from indexer.formats.common import (
 )
 from models import InvalidSession
 
-__all__ = ["CHANNEL", "NAME", "default_paths", "looks_like", "looks_like_store", "parse"]
+__all__ = ["CHANNEL", "NAME", "default_paths", "is_candidate", "looks_like", "looks_like_store", "parse"]
 
 NAME = "openclaw"
 CHANNEL = "openclaw"
@@ -57,6 +57,11 @@ _BOOKKEEPING = {"model_change", "thinking_level_change", "custom", "label", "ses
 
 def default_paths(home: Path, env: dict[str, str]) -> list[Path]:
     return [home / ".openclaw" / "agents"]
+
+
+def is_candidate(path: Path) -> bool:
+    """A session transcript (`sessions.json` beside them is metadata)."""
+    return path.suffix == ".jsonl"
 
 
 def looks_like(item: Any) -> bool:
