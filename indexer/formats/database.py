@@ -16,11 +16,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-__all__ = ["SUFFIXES", "fingerprint", "is_database", "open_readonly", "table_names"]
+__all__ = ["SUFFIXES", "fingerprint", "is_database", "open_readonly", "table_names",
+           "write_ahead_log"]
 
 MAGIC = b"SQLite format 3\x00"
 SUFFIXES = (".vscdb", ".db")  # the names agents give their databases; content decides
-_COMPANIONS = ("-wal",)  # recent writes live here until the agent checkpoints them
 
 
 def is_database(path: Path) -> bool:
@@ -32,11 +32,16 @@ def is_database(path: Path) -> bool:
         return False
 
 
+def write_ahead_log(path: Path) -> Path:
+    """Where a database's recent writes wait until the agent checkpoints them."""
+    return path.with_name(path.name + "-wal")
+
+
 def fingerprint(path: Path) -> bytes:
     """What changes when the database does: size and time of the file and of its write-ahead
     log. Hashing the content would read gigabytes of an editor's state on every pass."""
     digest = hashlib.sha256(b"sqlite")
-    for part in (path, *(path.with_name(path.name + s) for s in _COMPANIONS)):
+    for part in (path, write_ahead_log(path)):
         try:
             st = part.stat()
         except OSError:
@@ -54,10 +59,8 @@ def open_readonly(path: Path) -> Iterator[sqlite3.Connection]:
         with tempfile.TemporaryDirectory(prefix="recall-db-") as folder:
             copy = Path(folder, path.name)
             shutil.copyfile(path, copy)
-            for suffix in _COMPANIONS:
-                log = path.with_name(path.name + suffix)
-                if log.exists():
-                    shutil.copyfile(log, copy.with_name(copy.name + suffix))
+            if write_ahead_log(path).exists():
+                shutil.copyfile(write_ahead_log(path), write_ahead_log(copy))
             connection = _connect(copy.as_uri())  # our own copy: it may replay its log
             try:
                 yield connection

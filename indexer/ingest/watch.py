@@ -166,7 +166,7 @@ def _log_signature(path: Path) -> tuple[int, ...]:
     if path.suffix not in database.SUFFIXES:
         return ()
     try:
-        st = os.stat(path.with_name(path.name + "-wal"))
+        st = os.stat(database.write_ahead_log(path))
     except OSError:
         return ()
     return (st.st_mtime_ns, st.st_size)
