@@ -13,6 +13,7 @@ import hashlib
 import json
 import sys
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -169,17 +170,24 @@ def validate(root: Path = ROOT) -> tuple[list[str], dict[str, Counter[str]]]:
     return problems, counts
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def run_check(check: Callable[[Path], tuple[list[str], dict[str, Counter[str]]]], what: str,
+              description: str, argv: list[str] | None) -> int:
+    """A check script's command line: validate a checkout, print the counts and the problems;
+    exit 1 when there is any."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--root", type=Path, default=ROOT, help="repository root")
     args = parser.parse_args(argv)
-    problems, counts = validate(args.root)
+    problems, counts = check(args.root)
     for name, counter in counts.items():
         print(f"{name}: " + ", ".join(f"{k}={v}" for k, v in sorted(counter.items())))
     for problem in problems:
         print(f"PROBLEM {problem}", file=sys.stderr)
-    print("eval set OK" if not problems else f"{len(problems)} problem(s)")
+    print(f"{what} OK" if not problems else f"{len(problems)} problem(s)")
     return 1 if problems else 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    return run_check(validate, "eval set", __doc__.splitlines()[0], argv)
 
 
 if __name__ == "__main__":

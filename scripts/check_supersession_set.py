@@ -10,7 +10,6 @@ with the problems when something is wrong.
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
 import re
@@ -23,6 +22,8 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # import the code of this checkout, whatever the current folder
+
+from check_eval_set import run_check  # scripts/ is on the path when run as a script
 
 from models import parse_session
 from models.errors import InvalidSession
@@ -392,16 +393,7 @@ def validate(root: Path = ROOT) -> tuple[list[str], dict[str, Counter[str]]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--root", type=Path, default=ROOT, help="repository root")
-    args = parser.parse_args(argv)
-    problems, counts = validate(args.root)
-    for name, counter in counts.items():
-        print(f"{name}: " + ", ".join(f"{k}={v}" for k, v in sorted(counter.items())))
-    for problem in problems:
-        print(f"PROBLEM {problem}", file=sys.stderr)
-    print("supersession set OK" if not problems else f"{len(problems)} problem(s)")
-    return 1 if problems else 0
+    return run_check(validate, "supersession set", __doc__.splitlines()[0], argv)
 
 
 if __name__ == "__main__":
