@@ -16,8 +16,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-__all__ = ["SUFFIXES", "fingerprint", "is_database", "open_readonly", "table_names",
-           "write_ahead_log"]
+__all__ = ["SUFFIXES", "fingerprint", "is_database", "open_readonly", "read_unless_database",
+           "table_names", "write_ahead_log"]
 
 MAGIC = b"SQLite format 3\x00"
 SUFFIXES = (".vscdb", ".db")  # the names agents give their databases; content decides
@@ -30,6 +30,16 @@ def is_database(path: Path) -> bool:
             return handle.read(len(MAGIC)) == MAGIC
     except OSError:
         return False
+
+
+def read_unless_database(path: Path) -> bytes | None:
+    """The file's bytes, or None for a SQLite database (read in place, never whole), in one
+    open of the file; raises OSError."""
+    with path.open("rb") as handle:
+        if handle.read(len(MAGIC)) == MAGIC:
+            return None
+        handle.seek(0)
+        return handle.read()
 
 
 def write_ahead_log(path: Path) -> Path:

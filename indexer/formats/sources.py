@@ -113,9 +113,10 @@ def decode(data: bytes, max_bytes: int) -> str:
 
 def read_path(path: Path, options: ImportOptions, max_bytes: int) -> list[Transcript] | None:
     """read_transcripts for a file on disk, a SQLite database included."""
-    if database.is_database(path):
+    data = database.read_unless_database(path)
+    if data is None:
         return formats.read_database(path, options)
-    return read_transcripts(path, decode(path.read_bytes(), max_bytes), options)
+    return read_transcripts(path, decode(data, max_bytes), options)
 
 
 def read_transcripts(path: Path, text: str, options: ImportOptions) -> list[Transcript] | None:

@@ -113,9 +113,8 @@ class FilePreparer:
     def prepare_file(self, path: Path, state: State, report: IndexReport,
                      claimed: dict[str, tuple[str, str]]) -> list[Prepared]:
         source = str(path.resolve())
-        in_place = database.is_database(path)  # read where it is, never whole into memory
         try:
-            data = None if in_place else path.read_bytes()
+            data = database.read_unless_database(path)
         except OSError as exc:
             report.rejected.append(Rejection(str(path), f"cannot read: {exc.strerror}"))
             return []
