@@ -14,6 +14,7 @@ from models.errors import (
     UnsafeSessionId,
     WriterBusy,
 )
+from models.facts import FactRef, TrackedFact
 from models.hits import (
     SEARCH_SCOPES,
     MessageHit,
@@ -48,6 +49,7 @@ __all__ = [
     "Conflict",
     "Decision",
     "Fact",
+    "FactRef",
     "Feedback",
     "IndexMismatch",
     "IndexUnavailable",
@@ -76,6 +78,7 @@ __all__ = [
     "Snapshot",
     "StatusChange",
     "Task",
+    "TrackedFact",
     "UnsafeSessionId",
     "WriterBusy",
     "check_session_id",

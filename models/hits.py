@@ -6,6 +6,8 @@ from typing import Literal, get_args
 
 import msgspec
 
+from models.facts import FactRef, FactStatus, TrackedFact
+
 __all__ = ["MEMORY_RANKS", "SEARCH_SCOPES", "MessageHit", "SearchFilters", "SearchRequest", "SearchResponse", "SessionHit"]
 
 SearchMode = Literal["hybrid", "keyword", "vector"]
@@ -63,6 +65,11 @@ class MessageHit(msgspec.Struct, frozen=True):
     # [start, end) character offsets of matched words inside snippet
     highlights: tuple[tuple[int, int], ...] = ()
     memory_type: str | None = None  # set when the hit is an extracted memory (role "memory")
+    # for a statement whose value can change (a memory, or the message it was drawn from):
+    # current or superseded, what replaced it, and what it replaced (api/service/current.py)
+    status: FactStatus | None = None
+    superseded_by: FactRef | None = None
+    supersedes: tuple[FactRef, ...] = ()
 
 
 class SessionHit(msgspec.Struct, frozen=True):
@@ -74,6 +81,9 @@ class SessionHit(msgspec.Struct, frozen=True):
     title: str | None = None
     # the fused score split by source: rank contributions and raw scores
     score_parts: dict[str, float] = {}
+    # statements of this session about the query that were superseded or supersede others,
+    # superseded first: what a reader must know before trusting the session (api/service/current.py)
+    facts: tuple[TrackedFact, ...] = ()
 
 
 class SearchResponse(msgspec.Struct, frozen=True):

@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 TOOLS = {"search_archive", "get_session", "archive_session", "delete_session", "extract_memories",
          "recover_session", "memory_digest", "snapshot_changes", "add_todo", "complete_todo", "list_todos",
          "start_session", "append_messages", "set_session_status", "resume_session",
-         "context_pack"}
+         "context_pack", "current_facts"}
 
 NEW_SESSION = {
     "sessionId": "t-mcp-new",
@@ -130,6 +130,10 @@ def test_streamable_http_in_litestar(http_url: str) -> None:
             assert memories and {m["type"] for m in memories} == {"project"}
             digest = tool_data(await call_tool(session, "memory_digest", period="month", date="2026-03-10"))
             assert digest["start"] == "2026-03-01" and digest["sessions"] == 2
+            facts = tool_data(await call_tool(session, "current_facts", subject="数据库"))
+            assert facts["when"] == "current"
+            assert all(f["status"] == "current" for f in facts["facts"])
+            assert "no words" in tool_error(await call_tool(session, "current_facts", subject="?!"))
             assert "has no snapshots" in tool_error(await call_tool(session, "recover_session", session_id="t-en-errors"))
 
     anyio.run(scenario)

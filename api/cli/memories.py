@@ -49,6 +49,9 @@ def memories(run: Run, session_id: str, types: tuple[str, ...], refine: bool, no
     for m in payload.memories:
         due = f" (due {m.due_date})" if m.due_date else ""
         print(f"[{m.type}/{m.kind or '-'} {m.confidence:.2f}] {m.text}{due}")
+        if m.superseded_by:
+            print(f"    ! superseded on {m.superseded_by.date} by {m.superseded_by.session_id}: "
+                  f"{m.superseded_by.text}")
     return 0
 
 
@@ -167,4 +170,45 @@ def _line(m: MemoryRelevanceOut) -> str:
     return f"{m.relevance:.3f}  [{m.type}] {m.id}{used}\n       {m.text}"
 
 
-COMMANDS = [memories, digest, relevance]
+@click.command()
+@click.option("--subject", metavar="WORDS", help="only statements holding at least half of these words")
+@click.option("--current", "when", flag_value="current", help="only what stands now")
+@click.option("--history", "when", flag_value="history",
+              help="each chain of changes, oldest to newest")
+@click.option("--limit", type=click.IntRange(1, 1000), default=50, show_default=True)
+@no_server_option
+@json_option
+@pass_run
+def facts(run: Run, subject: str | None, when: str | None, limit: int, no_server: bool,
+          as_json: bool) -> int:
+    """Decisions and values, each current or superseded by a later one (and why)."""
+    from api.service.facts import FactsPayload
+
+    payload = None
+    if server := remote(run.settings, no_server):
+        payload = server.get("/facts", {"subject": subject, "when": when, "limit": limit},
+                             FactsPayload)
+    if payload is None:
+        payload = run.service.facts.list(subject, when, limit)
+    if as_json:
+        print_json(payload)
+        return 0
+    if not payload.facts and not payload.chains:
+        print("no facts" + (f" about {subject!r}" if subject else ""), file=sys.stderr)
+        return 0
+    for chain in payload.chains:
+        for n, fact in enumerate(chain):
+            mark = "now " if n == len(chain) - 1 else "    "
+            print(f"{mark}{fact.valid_from}  {fact.text}")
+            if fact.reason:
+                print(f"      ↓ {fact.reason}")
+        print()
+    for fact in payload.facts:
+        print(f"{fact.valid_from}  [{fact.status}] {fact.text}")
+        if fact.superseded_by:
+            print(f"      superseded on {fact.superseded_by.date} by: {fact.superseded_by.text}"
+                  f"  ({fact.reason})")
+    return 0
+
+
+COMMANDS = [memories, digest, relevance, facts]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import shlex
 import sys
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, TextIO
 
 import click
@@ -14,7 +15,7 @@ from click.core import ParameterSource
 from api.cli.output import Run, json_option, pass_run, print_json
 from api.cli.remote import Remote, no_server_option, remote
 from api.service.requests import REQUEST_KEYS, search_request
-from models import MEMORY_TYPES, InvalidQuery, RecallError, SearchResponse
+from models import MEMORY_TYPES, InvalidQuery, RecallError, SearchResponse, TrackedFact
 
 if TYPE_CHECKING:
     from api.service.sessions import ArchivedSession
@@ -145,7 +146,29 @@ def _print_results(response: SearchResponse, out: TextIO) -> None:
                 text = text[:start] + bold + text[start:end] + plain + text[end:]
             role = f"{m.role} {m.memory_type}" if m.memory_type else m.role
             print(f"   [{role}{' ' + m.id if m.id else ''}] {text}", file=out)
+        for line in fact_lines(hit.facts):
+            print(f"   {line}", file=out)
         print(file=out)
+
+
+def fact_lines(facts: Sequence[TrackedFact], width: int = 90) -> list[str]:
+    """One line per statement: current, or superseded on a date by what replaced it."""
+    lines = []
+    for f in facts:
+        if f.superseded_by is not None:
+            lines.append(f"! superseded on {f.superseded_by.date} by "
+                         f"{f.superseded_by.session_id}: {_cut(f.superseded_by.text, width)}"
+                         f"  (was: {_cut(f.text, width // 2)})")
+        else:
+            replaced = f"  (replaces {f.supersedes[0].date}: {_cut(f.supersedes[0].text, width // 2)})" \
+                if f.supersedes else ""
+            lines.append(f"✓ current since {f.valid_from}: {_cut(f.text, width)}{replaced}")
+    return lines
+
+
+def _cut(text: str, width: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[:width - 1] + "…"
 
 
 @click.command()

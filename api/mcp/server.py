@@ -20,6 +20,7 @@ from api.mcp.live import add_live_tools
 from api.mcp.results import DELETES, READS, WRITES_IDEMPOTENT, tool_result
 from api.mcp.todos import add_todo_tools
 from api.service import RecallService
+from api.service.facts import FactsPayload
 from api.service.indexing import IngestResult
 from api.service.memories import MemoriesPayload
 from api.service.pack import ContextPack
@@ -204,6 +205,21 @@ def build_mcp(service: RecallService) -> MCPServer:
         date: Annotated[str | None, Field(description="YYYY-MM-DD inside the period; default today")] = None,
     ) -> Digest:
         return service.digest(period, date)
+
+    @server.tool(annotations=READS, description=(
+        "What stands now: decisions and values (times, amounts, versions, places, paths, "
+        "preferences) with status current or superseded, each superseded one with what replaced "
+        "it, when and why. Use for 'what did we finally decide about X', 'where does my config "
+        "live now', '最后定了多少'; history=true gives each chain oldest to newest."))
+    @tool_result
+    def current_facts(
+        subject: Annotated[str | None, Field(
+            description="words of the subject, e.g. 'Friday deploys'; default every subject")] = None,
+        history: Annotated[bool, Field(
+            description="each chain oldest to newest instead of only what stands now")] = False,
+        limit: Annotated[int, Field(description="at most this many facts or chains")] = 20,
+    ) -> FactsPayload:
+        return service.facts.list(subject, "history" if history else "current", limit)
 
     add_live_tools(server, service)
     add_todo_tools(server, service)

@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 from api.service import sessions
 from api.service.archive import Archive, safe_id
+from api.service.current import mark_current
+from api.service.facts import Facts
 from api.service.indexing import ImportPreview, IndexResult, IngestResult
 from api.service.live import Live
 from api.service.maintenance import Maintenance
@@ -61,6 +63,7 @@ class RecallService:
                                    lambda: self.embedder, self._mark_recovered)
         self.live = Live(settings, self.archive, self.ingestor, self.snapshots.create)
         self.todos = Todos(self.data, self.memories)
+        self.facts = Facts(self.data)
         self.maintenance = Maintenance(self.data, settings, self.ingestor,
                                        lambda: self.embedder.name)
 
@@ -125,7 +128,7 @@ class RecallService:
             log.warning("warm-up search failed: %s", exc.detail)
 
     def search(self, request: SearchRequest) -> SearchResponse:
-        response = self.searcher.search(request)
+        response = mark_current(self.searcher.search(request), request, self.archive)
         self.relevance.boost_hits(response)  # the memories it returns were used
         return response
 

@@ -9,10 +9,13 @@ from typing import TYPE_CHECKING
 import msgspec
 
 from api.service.archive import Archive, safe_id
+from api.service.facts import FactLinks, fact_of
 from api.settings import Settings
 from indexer.memories.refine import LLMEndpoint, RefineFailed, refine_memories
+from indexer.stores.facts import is_linked
 from indexer.stores.memories import MemoryStore
-from models import InvalidInput, Memory
+from models import FactRef, InvalidInput, Memory
+from models.facts import FactStatus
 from models.memory import MemoryType, Priority
 
 if TYPE_CHECKING:
@@ -34,6 +37,10 @@ class MemoryOut(msgspec.Struct):
     kind: str | None
     priority: Priority | None
     due_date: str | None
+    # for a decision or value that can change: current or superseded, and what replaced it
+    status: FactStatus | None = None
+    superseded_by: FactRef | None = None
+    supersedes: list[FactRef] = msgspec.field(default_factory=list)
 
 
 class MemoriesPayload(msgspec.Struct, omit_defaults=True):
@@ -77,7 +84,8 @@ class SessionMemories:
         if refine:
             memories, error = self._refined(session_id, types, memories)
             refined = error is None
-        return MemoriesPayload(session_id, [_out(m) for m in memories], refined, error)
+        links = FactLinks.load(self.archive.data)
+        return MemoriesPayload(session_id, [_out(m, links) for m in memories], refined, error)
 
     def _refined(self, session_id: str, types: Sequence[str] | None,
                  memories: list[Memory]) -> tuple[list[Memory], str | None]:
@@ -98,9 +106,12 @@ class SessionMemories:
         return [m for m in refined if m.type in wanted], None
 
 
-def _out(m: Memory) -> MemoryOut:
+def _out(m: Memory, links: FactLinks) -> MemoryOut:
+    fact = fact_of(m, links) if is_linked(m) else None
     return MemoryOut(id=m.id, type=m.type, text=m.text, confidence=m.confidence,
                      source_message_ids=list(m.source_message_ids),
                      entities={k: list(v) for k, v in m.entities.items()},
                      session_date=m.session_date, kind=m.kind, priority=m.priority,
-                     due_date=m.due_date)
+                     due_date=m.due_date, status=fact.status if fact else None,
+                     superseded_by=fact.superseded_by if fact else None,
+                     supersedes=list(fact.supersedes) if fact else [])

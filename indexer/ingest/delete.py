@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from indexer.stores.facts import FactStore
 from indexer.stores.generation import Generation
 from indexer.stores.layout import DataDir
 from indexer.stores.memories import MemoryStore
@@ -66,5 +67,7 @@ def forget_drawn_from(data: DataDir, session_ids: list[str]) -> None:
         SnapshotStore(data).delete_session(session_id)
         MemoryStore(data).delete(session_id)
     TodoStore(data).forget_sessions(session_ids)
+    with FactStore(data) as facts:
+        facts.forget_sessions(session_ids)
     with RelevanceStore(data) as relevance:
         relevance.forget_sessions(session_ids)

@@ -18,6 +18,7 @@ from indexer.ingest.progress import ProgressFactory
 from indexer.ingest.report import IndexReport
 from indexer.ingest.write import BatchWriter, archive_relative, session_meta
 from indexer.maintenance.purge import copy_generation
+from indexer.stores.facts import FactStore, relink_if_stale
 from indexer.stores.generation import COPYABLE_SCHEMAS, SCHEMA_VERSION, Generation
 from indexer.stores.layout import DataDir
 from indexer.stores.relevance import RelevanceStore
@@ -98,6 +99,8 @@ class Generations:
         state.vacuum()
         with RelevanceStore(self.data) as relevance:
             relevance.vacuum()
+        with FactStore(self.data) as facts:
+            facts.vacuum()
         return name, copied
 
     def switch_to_copy(self, source: Generation) -> tuple[str, dict[str, int]]:
@@ -149,6 +152,7 @@ class Generations:
                 gen.vectors.optimize()
                 gen.close()
                 _adopt_archive(self.data, state, archive_files)
+                relink_if_stale(self.data)
                 self.data.set_current_generation(name)
                 self.drop_old(keep={name, old})
             finally:
@@ -181,6 +185,8 @@ def _adopt_archive(data: DataDir, state: State, archive_files: Iterable[Path]) -
     vanished = [r.session_id for r in state.sessions() if r.session_id not in present]
     with RelevanceStore(data) as relevance:
         relevance.forget_sessions(vanished)
+    with FactStore(data) as facts:
+        facts.forget_sessions(vanished)
     state.forget(vanished)
 
 

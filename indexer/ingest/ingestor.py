@@ -18,6 +18,7 @@ from indexer.ingest.progress import ProgressFactory, silent_progress
 from indexer.ingest.repair import Repairs
 from indexer.ingest.report import IndexReport
 from indexer.ingest.write import BatchWriter
+from indexer.stores.facts import relink_if_stale
 from indexer.stores.generation import Generation
 from indexer.stores.layout import DataDir
 from indexer.stores.lock import WriterLock
@@ -191,8 +192,10 @@ class WriteSession:
             self.repairs.reconcile(self.state, self.gen)
         return self.state, self.gen
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, exc_type: type[BaseException] | None, *exc: object) -> None:
         try:
             self.gen.close()
+            if exc_type is None:  # statements a write changed are linked again, once per write
+                relink_if_stale(self.data)
         finally:
             self.state.close()

@@ -9,6 +9,7 @@ from indexer.ingest.delete import finish_deletes
 from indexer.ingest.prepare import Prepared, prepare_archived
 from indexer.ingest.report import IndexReport
 from indexer.ingest.write import BatchWriter
+from indexer.stores.facts import FactStore
 from indexer.stores.generation import Generation
 from indexer.stores.layout import DataDir
 from indexer.stores.memories import MemoryStore
@@ -55,6 +56,8 @@ class Repairs:
             gen.vectors.compact()  # as every delete: no deleted rows left to slow searches
             for session_id in gone:
                 MemoryStore(self.data).delete(session_id)
+            with FactStore(self.data) as facts:
+                facts.forget_sessions(gone)
             with RelevanceStore(self.data) as relevance:
                 relevance.forget_sessions(gone)
             gen.mark_changed()

@@ -19,12 +19,13 @@ from indexer.ingest.prepare import Prepared
 from indexer.ingest.report import IndexReport
 from indexer.memories.extract import extract_memories_batch
 from indexer.stores.documents import memory_documents, session_documents, split_passages
+from indexer.stores.facts import FactStore, is_linked, statements_of
 from indexer.stores.generation import Generation
 from indexer.stores.layout import DataDir, atomic_write_many
 from indexer.stores.memories import MemoryStore
 from indexer.stores.relevance import without_pruned
 from indexer.stores.state import SessionRow, State
-from models import Session
+from models import Memory, Session
 
 __all__ = ["COMPACT_EVERY_ROWS", "BatchWriter", "archive_relative", "session_meta", "session_row"]
 
@@ -91,6 +92,7 @@ class BatchWriter:
         extracted = without_pruned(self.data, list(zip(ids, extracted, strict=True)))
         MemoryStore(self.data).save_many(
             (p.session.session_id, m) for p, m in zip(batch, extracted, strict=True))
+        self._put_statements(batch, extracted, embedder)
         for p, m in zip(batch, extracted, strict=True):
             docs += memory_documents(p.session, m)
         passages = [passage for doc in docs for passage in split_passages(doc)]
@@ -108,6 +110,19 @@ class BatchWriter:
             gen.vectors.compact()
             gen.mark_changed()
             self._rows_since_compact = 0
+
+
+    def _put_statements(self, batch: Sequence[Prepared], extracted: Sequence[list[Memory]],
+                        embedder: PassageCache) -> None:
+        """The batch's statements that can be superseded, with their vectors (the memory texts
+        were embedded for de-duplication already: the cache hands them back)."""
+        items = []
+        for p, memories in zip(batch, extracted, strict=True):
+            linked = [m for m in memories if is_linked(m)]
+            vectors = embedder.embed_passages([m.text for m in linked])
+            items.append((p.session.session_id, statements_of(p.session, linked, vectors)))
+        with FactStore(self.data) as facts:
+            facts.put_sessions(items)
 
 
 def session_row(data: DataDir, p: Prepared, status: str) -> SessionRow:

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Self
 
 from indexer.stores.documents import doc_key
+from indexer.stores.facts import FactStore
 from indexer.stores.generation import Generation
 from indexer.stores.layout import DataDir
 from indexer.stores.memories import MemoryStore
@@ -216,6 +217,8 @@ def remove_memories(data: DataDir, gen: Generation, relevance: Mapping[str, floa
     with RelevanceStore(data) as relevance_store:
         relevance_store.tombstone(entries)
     gone = {m.id for m in victims}
+    with FactStore(data) as facts:
+        facts.forget_memories(gone)
     store.save_many((sid, [m for m in memories if m.id not in gone])
                     for sid, memories in by_session.items() if any(m.id in gone for m in memories))
     keys = [doc_key(m.session_id, m.id) for m in victims]

@@ -10,6 +10,7 @@ from litestar.params import FromQuery, JSONBody, QueryParameter
 
 from api.http.params import Service, SessionId
 from api.http.problems import problem_responses
+from api.service.facts import FactsPayload
 from api.service.limits import MAX_PARAM_CHARS
 from api.service.memories import MemoriesPayload
 from models.memory import MemoryType
@@ -41,4 +42,17 @@ def digest_route(service: Service, period: FromQuery[Literal["day", "week", "mon
     return service.digest(period, date)
 
 
-router = Router(path="/", route_handlers=[memories_route, digest_route])
+@get("/facts", sync_to_thread=True, responses=problem_responses(400),
+     summary="Decisions and values with their status: current, or superseded by a later one")
+def facts_route(service: Service,
+                subject: Annotated[str | None, QueryParameter(
+                    max_length=MAX_PARAM_CHARS,
+                    description="only statements holding at least half of these words")] = None,
+                when: Annotated[Literal["current", "history"] | None, QueryParameter(
+                    description="current: only what stands now; history: each chain oldest "
+                                "to newest; default: all, marked")] = None,
+                limit: Annotated[int, QueryParameter(ge=1, le=1000)] = 50) -> FactsPayload:
+    return service.facts.list(subject, when, limit)
+
+
+router = Router(path="/", route_handlers=[memories_route, digest_route, facts_route])

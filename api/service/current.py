@@ -1,0 +1,135 @@
+"""Search results that know what is current. Statements found (memories, the messages they were
+drawn from, and a session's statements about the query) are marked current or superseded; a
+session whose statement about the query was superseded is answered first by the session holding
+what stands now (moved up, or brought in when the search did not find it), unless the question
+asks how things stood at first (`when="history"`, "originally", "原来").
+"""
+
+from __future__ import annotations
+
+import msgspec
+
+from api.service.archive import Archive
+from api.service.facts import FactLinks, fact_of, is_about, subject_words
+from indexer.stores.facts import FactStore
+from models import Memory, MessageHit, NotFound, SearchRequest, SearchResponse, SessionHit
+from search.query_intent import asks_for_history
+
+__all__ = ["mark_current"]
+
+SNIPPET_CHARS = 240  # a brought-in message is shown this long
+
+
+def mark_current(response: SearchResponse, request: SearchRequest,
+                 archive: Archive) -> SearchResponse:
+    """The response with statuses on its statements and, unless history is asked for, each
+    superseded statement's successor session placed right above the session that said it."""
+    memory_hits = {m.id for hit in response.results for m in hit.messages
+                   if m.memory_type is not None and m.id}
+    with FactStore(archive.data) as store:
+        links = FactLinks(store.links(), {})
+        linked = set(links.successor) | set(links.predecessors)
+        if not linked:
+            return response
+        links.memories = store.memories(linked | memory_hits)
+    query_words = subject_words(request.query)
+    results = [_marked(hit, links, linked, query_words) for hit in response.results]
+    history = request.when == "history" or (request.when is None
+                                            and asks_for_history(request.query))
+    if not history:
+        results = _current_first(results, links, archive, request.limit)
+    return SearchResponse(response.query, tuple(results))
+
+
+def _marked(hit: SessionHit, links: FactLinks, linked: set[str],
+            query_words: set[str]) -> SessionHit:
+    mine = [m for i, m in links.memories.items() if i in linked and m.session_id == hit.session_id]
+    shown = {m.id for m in hit.messages if m.id}
+    by_source: dict[str, Memory] = {}
+    for statement in mine:  # a message stating two things shows the superseded one
+        for message_id in statement.source_message_ids:
+            if message_id not in by_source or links.is_superseded(statement.id):
+                by_source[message_id] = statement
+    messages = []
+    for message in hit.messages:
+        memory: Memory | None = (links.memories.get(message.id or "")
+                                 if message.memory_type is not None
+                                 else by_source.get(message.id or ""))
+        if memory is None:
+            messages.append(message)
+            continue
+        fact = fact_of(memory, links)
+        messages.append(msgspec.structs.replace(
+            message, status=fact.status, superseded_by=fact.superseded_by,
+            supersedes=fact.supersedes))
+    found = [m for m in mine
+             if m.id in shown or shown & set(m.source_message_ids) or is_about(m.text, query_words)]
+    facts = sorted((fact_of(m, links) for m in found),
+                   key=lambda f: (f.status != "superseded", f.valid_from, f.id))
+    return msgspec.structs.replace(hit, messages=tuple(messages), facts=tuple(facts))
+
+
+def _current_first(results: list[SessionHit], links: FactLinks, archive: Archive,
+                   limit: int) -> list[SessionHit]:
+    """Each session shown for a superseded statement gets the session holding what stands now
+    right above it; sessions that supersede nothing keep their place."""
+    ordered = list(results)
+    placed: set[str] = set()
+    i = 0
+    while i < len(ordered):
+        hit = ordered[i]
+        newest = _newest_for(hit, links)
+        target = newest.session_id if newest else None
+        at = next((n for n, h in enumerate(ordered) if h.session_id == target), None)
+        if newest is None or target in placed or target == hit.session_id or \
+                (at is not None and at < i):
+            placed.add(hit.session_id)
+            i += 1
+            continue
+        moved = (_with_fact(ordered.pop(at), newest, links) if at is not None
+                 else _brought_in(newest, hit, links, archive))
+        if moved is None:
+            placed.add(hit.session_id)
+            i += 1
+            continue
+        ordered.insert(i, msgspec.structs.replace(moved, score=max(moved.score, hit.score)))
+        placed.update((moved.session_id, hit.session_id))
+        i += 2  # past the successor and the hit it answers for
+    return ordered[:limit]
+
+
+def _newest_for(hit: SessionHit, links: FactLinks) -> Memory | None:
+    """What now stands for the first superseded statement this hit shows."""
+    for fact in hit.facts:
+        if fact.superseded_by is not None:
+            newest = links.memories.get(links.newest(fact.id))
+            if newest is not None:
+                return newest
+    return None
+
+
+def _with_fact(hit: SessionHit, newest: Memory, links: FactLinks) -> SessionHit:
+    """A moved hit shows the statement it was moved up for."""
+    if any(f.id == newest.id for f in hit.facts):
+        return hit
+    return msgspec.structs.replace(hit, facts=(*hit.facts, fact_of(newest, links)))
+
+
+def _brought_in(newest: Memory, hit: SessionHit, links: FactLinks,
+                archive: Archive) -> SessionHit | None:
+    """A result for the session the search did not find that holds what stands now: the
+    message its statement was drawn from, marked current."""
+    try:
+        session = archive.session(newest.session_id)
+    except NotFound:
+        return None
+    source = next((m for m in session.messages if m.id in newest.source_message_ids), None)
+    fact = fact_of(newest, links)
+    text = source.content if source else newest.text
+    snippet = text[:SNIPPET_CHARS] + ("…" if len(text) > SNIPPET_CHARS else "")
+    message = MessageHit(id=source.id if source else None,
+                         role=source.role if source else "memory",
+                         time=source.time if source else None, snippet=snippet, score=0.0,
+                         status="current", supersedes=fact.supersedes)
+    return SessionHit(session.session_id, session.date, session.channel, hit.score, (message,),
+                      title=session.title, score_parts={"supersedes": 1.0}, facts=(fact,))

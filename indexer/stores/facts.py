@@ -1,0 +1,186 @@
+"""Statements whose value can change, and which later ones supersede which: one SQLite file
+(`<home>/facts.sqlite3`) beside the memory store.
+
+`statements` holds one row per memory of a linked kind (indexer/memories/supersession.py): the
+memory, its place in its session and its embedding, written in the same ingest batch as the
+memory files and forgotten with its session or when the memory is pruned. `links` is derived
+from all statements at once (`relink`), after every write that changed them, so the links never
+depend on the order in which sessions arrived: a re-index computes the same ones. A crash between
+the two leaves `stale` set, and the next writer relinks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Self
+
+import msgspec
+import numpy as np
+
+from indexer.memories.supersession import LINKED_KINDS, LINKED_TYPES, Supersession, link_memories
+from indexer.stores.layout import DataDir
+from indexer.stores.sqlite import connect, transaction
+from models import Memory, Session
+
+__all__ = ["FactStore", "Statement", "is_linked", "relink_if_stale", "statements_of"]
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS statements (
+    memory_id    TEXT PRIMARY KEY,
+    session_id   TEXT NOT NULL,
+    session_date TEXT NOT NULL,
+    position     INTEGER NOT NULL,  -- its first source message's index in the session
+    memory       BLOB NOT NULL,     -- the Memory as JSON
+    vector       BLOB NOT NULL      -- float32, normalized
+);
+CREATE INDEX IF NOT EXISTS statements_by_session ON statements (session_id);
+CREATE TABLE IF NOT EXISTS links (
+    later      TEXT NOT NULL,
+    earlier    TEXT PRIMARY KEY,     -- an earlier statement has at most one successor
+    confidence REAL NOT NULL,
+    reason     TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS links_by_later ON links (later);
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+"""
+_CHUNK = 500  # SQLite host parameters per statement stay well under its limit
+_DECODE_MEMORY = msgspec.json.Decoder(Memory)
+
+
+@dataclass(frozen=True, slots=True)
+class Statement:
+    """A memory that can be superseded, with what linking needs."""
+
+    memory: Memory
+    position: int
+    vector: np.ndarray
+
+
+def is_linked(memory: Memory) -> bool:
+    """Whether a memory states something whose value can change later."""
+    return memory.type in LINKED_TYPES and (memory.kind or "") in LINKED_KINDS
+
+
+def statements_of(session: Session, memories: Sequence[Memory],
+                  vectors: np.ndarray) -> list[Statement]:
+    """The linked memories of a session with their vectors (rows of `vectors` match
+    `memories`) and their first source message's place in the session."""
+    index = {m.id: n for n, m in enumerate(session.messages)}
+    out = []
+    for memory, vector in zip(memories, vectors, strict=True):
+        if is_linked(memory):
+            places = [index[s] for s in memory.source_message_ids if s in index]
+            out.append(Statement(memory, min(places, default=0), vector))
+    return out
+
+
+class FactStore:
+    def __init__(self, data: DataDir) -> None:
+        self._db = connect(data.root / "facts.sqlite3")
+        self._db.executescript(_SCHEMA)
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._db.close()
+
+    def vacuum(self) -> None:
+        """Rewrite the database file and empty the write-ahead log (for purging)."""
+        self._db.execute("VACUUM")
+        self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+    # statements: written by the ingest batch, forgotten with sessions or pruned memories
+    def put_sessions(self, items: Iterable[tuple[str, Sequence[Statement]]]) -> None:
+        """Replace the statements of each session with these (none: the session has none)."""
+        rows = []
+        sessions = []
+        for session_id, statements in items:
+            sessions.append(session_id)
+            rows += [(s.memory.id, session_id, s.memory.session_date, s.position,
+                      msgspec.json.encode(s.memory),
+                      np.asarray(s.vector, dtype=np.float32).tobytes()) for s in statements]
+        with transaction(self._db):
+            self._forget(sessions)
+            self._db.executemany("INSERT OR REPLACE INTO statements VALUES (?, ?, ?, ?, ?, ?)",
+                                 rows)
+            self._mark_stale()
+
+    def forget_sessions(self, session_ids: Collection[str]) -> None:
+        with transaction(self._db):
+            self._forget(list(session_ids))
+            self._mark_stale()
+
+    def forget_memories(self, memory_ids: Collection[str]) -> None:
+        ids = list(memory_ids)
+        with transaction(self._db):
+            for i in range(0, len(ids), _CHUNK):
+                marks = ",".join("?" * len(ids[i:i + _CHUNK]))
+                self._db.execute(f"DELETE FROM statements WHERE memory_id IN ({marks})",
+                                 ids[i:i + _CHUNK])
+            self._mark_stale()
+
+    def _forget(self, session_ids: list[str]) -> None:
+        for i in range(0, len(session_ids), _CHUNK):
+            chunk = session_ids[i:i + _CHUNK]
+            marks = ",".join("?" * len(chunk))
+            self._db.execute(f"DELETE FROM statements WHERE session_id IN ({marks})", chunk)
+
+    def _mark_stale(self) -> None:
+        self._db.execute("INSERT OR REPLACE INTO meta VALUES ('stale', '1')")
+
+    def statements(self) -> list[Statement]:
+        """Every statement, oldest first (by session date, session, place in the session)."""
+        rows = self._db.execute("SELECT memory, position, vector FROM statements "
+                                "ORDER BY session_date, session_id, position, memory_id")
+        return [Statement(_DECODE_MEMORY.decode(m), p, np.frombuffer(v, dtype=np.float32))
+                for m, p, v in rows]
+
+    def memories(self, memory_ids: Collection[str]) -> dict[str, Memory]:
+        ids = list(memory_ids)
+        found: dict[str, Memory] = {}
+        for i in range(0, len(ids), _CHUNK):
+            chunk = ids[i:i + _CHUNK]
+            marks = ",".join("?" * len(chunk))
+            for (raw,) in self._db.execute(
+                    f"SELECT memory FROM statements WHERE memory_id IN ({marks})", chunk):
+                memory = _DECODE_MEMORY.decode(raw)
+                found[memory.id] = memory
+        return found
+
+    # links: derived from every statement at once
+    @property
+    def stale(self) -> bool:
+        row = self._db.execute("SELECT value FROM meta WHERE key = 'stale'").fetchone()
+        return bool(row and row[0] == "1")
+
+    def relink(self) -> int:
+        """Recompute every link from the statements; returns how many there are."""
+        statements = self.statements()
+        links: list[Supersession] = []
+        if len(statements) >= 2:
+            vectors = np.stack([s.vector for s in statements])
+            position = {s.memory.id: s.position for s in statements}
+            links = link_memories([s.memory for s in statements], vectors, position)
+        with transaction(self._db):
+            self._db.execute("DELETE FROM links")
+            self._db.executemany("INSERT OR REPLACE INTO links VALUES (?, ?, ?, ?)",
+                                 [(x.later, x.earlier, x.confidence, x.reason) for x in links])
+            self._db.execute("INSERT OR REPLACE INTO meta VALUES ('stale', '0')")
+        return len(links)
+
+    def links(self) -> list[Supersession]:
+        return [Supersession(*row) for row in self._db.execute(
+            "SELECT later, earlier, confidence, reason FROM links ORDER BY earlier")]
+
+
+def relink_if_stale(data: DataDir) -> None:
+    """Recompute the links when statements changed since they were last computed (a writer
+    calls it once at the end of its write, holding the lock)."""
+    with FactStore(data) as facts:
+        if facts.stale:
+            facts.relink()
