@@ -13,6 +13,7 @@ from typing import Annotated, Literal
 import msgspec
 
 from models.errors import InvalidInput
+from models.facts import TrackedFact
 from models.snapshot import Snapshot
 
 __all__ = [
@@ -141,6 +142,9 @@ class RecoveryDecision(msgspec.Struct, frozen=True, rename={"selected": "selecte
     score: float
     parts: ScoreParts
     alternatives: tuple[Alternative, ...] = ()
+    # facts the selected snapshot restores that a later statement superseded, each with what
+    # replaced it (they count as no longer holding when snapshots are scored)
+    superseded_facts: tuple[TrackedFact, ...] = ()
 
 
 def recovery_options(values: dict | None) -> RecoveryOptions:

@@ -10,7 +10,7 @@ from typing import Protocol
 
 import msgspec
 
-from models import InvalidInput, InvalidQuery, Memory
+from models import FactRef, InvalidInput, InvalidQuery, Memory, TrackedFact
 from models.memory import Priority
 from models.todo import TODO_PERIODS, Todo, period_bounds
 
@@ -48,6 +48,7 @@ class OpenTask(msgspec.Struct):
     priority: Priority | None
     source_message_ids: list[str]
     memory_id: str  # to promote it: `recall todo promote`, POST /v1/todos/promote
+    superseded_by: FactRef | None = None  # a later statement changed it (a moved deadline)
 
 
 class DayActivity(msgspec.Struct):
@@ -66,6 +67,8 @@ class Digest(msgspec.Struct):
     open_tasks: list[OpenTask]
     todos: list[Todo]  # every todo whose period overlaps this one, open first
     activity: list[DayActivity]  # newest day first
+    # what changed in the period: statements superseded by one said in it, newest change first
+    changes: list[TrackedFact] = msgspec.field(default_factory=list)
 
 
 def period_range(period: str, day: str) -> tuple[str, str]:

@@ -173,3 +173,24 @@ def tool_data(result: CallToolResult) -> dict[str, Any]:
 def tool_error(result: CallToolResult) -> str:
     assert result.is_error
     return result.content[0].text  # type: ignore[union-attr]  # a TextContent
+
+
+def _standup(session_id: str, date: str, lines: list[tuple[str, str]]) -> dict[str, Any]:
+    return {"sessionId": session_id, "date": date, "channel": "webchat",
+            "participants": ["Ana", "Bot"],
+            "messages": [{"id": f"{session_id}-m{n}", "role": role, "content": text,
+                          "time": f"{date}T10:0{n}:00Z"}
+                         for n, (role, text) in enumerate(lines, start=1)]}
+
+
+# a decision (January) and the later one that changes its value in words (February)
+KESTREL_STANDUPS = (
+    _standup("standup-jan", "2026-01-05", [
+        ("user", "Let's set the rules for the Kestrel team standup."),
+        ("user", "We decided the Kestrel standup is at 9:30 every weekday."),
+        ("assistant", "Noted: Kestrel standup at 9:30.")]),
+    _standup("standup-feb", "2026-02-10", [
+        ("user", "Quick change for the Kestrel team."),
+        ("user", "We decided to move the Kestrel standup to 10:15 instead of 9:30, starting Monday."),
+        ("assistant", "Noted: Kestrel standup now at 10:15.")]),
+)

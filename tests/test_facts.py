@@ -4,8 +4,6 @@ Deleting the later session restores the earlier statement; a reindex computes th
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 from litestar.testing import TestClient
 
@@ -14,27 +12,15 @@ from api.http import create_app
 from indexer.stores.facts import FactStore
 from models import SearchRequest
 
-JANUARY, FEBRUARY = "standup-jan", "standup-feb"
+from .helpers import KESTREL_STANDUPS
 
-
-def _record(session_id: str, date: str, lines: list[tuple[str, str]]) -> dict[str, Any]:
-    return {"sessionId": session_id, "date": date, "channel": "webchat",
-            "participants": ["Ana", "Bot"],
-            "messages": [{"id": f"{session_id}-m{n}", "role": role, "content": text,
-                          "time": f"{date}T10:0{n}:00Z"}
-                         for n, (role, text) in enumerate(lines, start=1)]}
+JANUARY, FEBRUARY = (r["sessionId"] for r in KESTREL_STANDUPS)
 
 
 @pytest.fixture
 def changed(writable: RecallService) -> RecallService:
-    writable.ingest_record(_record(JANUARY, "2026-01-05", [
-        ("user", "Let's set the rules for the Kestrel team standup."),
-        ("user", "We decided the Kestrel standup is at 9:30 every weekday."),
-        ("assistant", "Noted: Kestrel standup at 9:30.")]))
-    writable.ingest_record(_record(FEBRUARY, "2026-02-10", [
-        ("user", "Quick change for the Kestrel team."),
-        ("user", "We decided to move the Kestrel standup to 10:15 instead of 9:30, starting Monday."),
-        ("assistant", "Noted: Kestrel standup now at 10:15.")]))
+    for record in KESTREL_STANDUPS:
+        writable.ingest_record(record)
     return writable
 
 
@@ -106,3 +92,29 @@ def test_facts_over_http(changed: RecallService) -> None:
         assert answer.status_code == 200
         assert any("10:15" in f["text"] for f in answer.json()["facts"])
         assert client.get("/v1/facts", params={"when": "someday"}).status_code == 400
+
+
+def test_recovery_says_a_restored_fact_was_superseded(changed: RecallService) -> None:
+    changed.snapshots.create(JANUARY)
+    decision = changed.snapshots.recover(JANUARY)
+    assert [f.superseded_by.session_id for f in decision.superseded_facts
+            if f.superseded_by] == [FEBRUARY]
+    assert any("superseded later" in reason for reason in decision.reasons)
+    restored = {f.statement: f.active for f in decision.selected.facts}
+    assert restored["We decided the Kestrel standup is at 9:30 every weekday."] is False
+
+
+def test_a_pack_gives_what_stands_now_first_with_its_history(changed: RecallService) -> None:
+    pack = changed.pack("Kestrel standup every weekday", budget=600)
+    first = pack.excerpts[0]
+    assert first.kind == "current" and first.session_id == FEBRUARY
+    assert "10:15" in first.text and "replaces:" in first.text and "2026-01-05" in first.text
+
+
+def test_the_digest_lists_what_changed_in_its_period(changed: RecallService) -> None:
+    february = changed.digest("month", "2026-02-15")
+    assert any(f.session_id == JANUARY and f.superseded_by and f.superseded_by.session_id == FEBRUARY
+               for f in february.changes)
+    assert not changed.digest("month", "2026-01-15").changes or all(
+        f.superseded_by and f.superseded_by.date.startswith("2026-01")
+        for f in changed.digest("month", "2026-01-15").changes)

@@ -15,7 +15,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from .helpers import make_service, serve
+from .helpers import KESTREL_STANDUPS, make_service, serve
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples" / "sessions"
@@ -65,6 +65,16 @@ def _server(home: Path, env: dict | None = None) -> Iterator[str]:
 @pytest.fixture(scope="module")
 def server(archive: Path) -> Iterator[str]:
     yield from _server(archive)
+
+
+@pytest.fixture(scope="module")
+def changed_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A server over sessions where a later decision changed an earlier one."""
+    home = tmp_path_factory.mktemp("web-facts")
+    service = make_service(home)
+    for record in KESTREL_STANDUPS:
+        service.ingest_record(record)
+    yield from _server(home)
 
 
 @pytest.fixture(scope="module")
@@ -278,6 +288,23 @@ def test_keyboard_only(tab: Tab) -> None:
     expect(cards.nth(0)).to_be_focused()
     page.keyboard.press("ArrowUp")
     expect(page.locator("#q")).to_be_focused()
+
+
+def test_a_superseded_decision_is_marked_with_a_link_to_what_replaced_it(
+        browser: Browser, changed_server: str) -> None:
+    tab = Tab(browser, changed_server, "en-US")
+    try:
+        page = tab.open("/?q=Kestrel+standup+every+weekday&mode=keyword")
+        old = page.locator(".result", has_text="9:30 every weekday")
+        expect(old.locator(".badge-superseded")).to_have_text("superseded on 2026-02-10 by")
+        expect(old.locator(".fact-link")).to_contain_text("10:15 instead of 9:30")
+        expect(page.locator(".result").first.locator(".badge-current")).to_have_text(
+            "current since 2026-02-10")
+        tab.shot("superseded")
+        old.locator(".fact-link").click()
+        assert _query(page)["session"] == ["standup-feb"]
+    finally:
+        tab.close()
 
 
 def test_digest_for_a_month(tab: Tab) -> None:

@@ -71,7 +71,12 @@ def digest(service: RecallService, period: str, day: str | None, as_json: bool) 
     if d.topics:
         print("topics: " + ", ".join(f"{t.topic} ({t.sessions})" for t in d.topics))
     for task in d.open_tasks:
-        print(f"open task: {task.text}" + (f" (due {task.due_date})" if task.due_date else ""))
+        print(f"open task: {task.text}" + (f" (due {task.due_date})" if task.due_date else "")
+              + (f" [superseded on {task.superseded_by.date}: {task.superseded_by.text}]"
+                 if task.superseded_by else ""))
+    for fact in d.changes:
+        if fact.superseded_by:
+            print(f"changed on {fact.superseded_by.date}: {fact.text} → {fact.superseded_by.text}")
     for todo in d.todos:
         print(f"todo {todo_line(todo)}")
     for day_ in d.activity:

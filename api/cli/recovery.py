@@ -122,6 +122,10 @@ def recover(run: Run, session_id: str, context: str | None, budget: int | None,
           f"{decision.strategy}, confidence {decision.confidence:.2f}")
     for reason in decision.reasons:
         print(f"  - {reason}")
+    for fact in decision.superseded_facts:
+        if fact.superseded_by is not None:
+            print(f"  ! superseded on {fact.superseded_by.date}: {fact.text} → "
+                  f"{fact.superseded_by.text}")
     for alt in decision.alternatives:
         print(f"  alternative {alt.snapshot_id}: score {alt.score:.3f}")
     return 0

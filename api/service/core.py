@@ -169,4 +169,5 @@ class RecallService:
         start, end = period_range(period, datetime.now().date().isoformat() if day is None else day)
         listed = self.list_sessions(since=start, until=end, limit=sessions.MAX_PAGE).sessions
         tasks = [m for s in listed for m in self.memories.of(s.session_id, ["project"])]
-        return build_digest(period, start, end, listed, tasks, self.todos.in_period(start, end))
+        digest = build_digest(period, start, end, listed, tasks, self.todos.in_period(start, end))
+        return self.facts.mark_digest(digest)

@@ -1,4 +1,4 @@
-"""Search results that know what is current. Statements found (memories, the messages they were
+"""Search results and recoveries that know what is current. Statements found (memories, the messages they were
 drawn from, and a session's statements about the query) are marked current or superseded; a
 session whose statement about the query was superseded is answered first by the session holding
 what stands now (moved up, or brought in when the search did not find it), unless the question
@@ -12,10 +12,21 @@ import msgspec
 from api.service.archive import Archive
 from api.service.facts import FactLinks, fact_of, is_about, subject_words
 from indexer.stores.facts import FactStore
-from models import Memory, MessageHit, NotFound, SearchRequest, SearchResponse, SessionHit
+from models import (
+    Memory,
+    MessageHit,
+    NotFound,
+    RecoveryDecision,
+    SearchRequest,
+    SearchResponse,
+    SessionHit,
+    Snapshot,
+    TrackedFact,
+)
+from models.memory import normalize_memory_text
 from search.query_intent import asks_for_history
 
-__all__ = ["mark_current"]
+__all__ = ["mark_current", "with_superseded", "without_superseded"]
 
 SNIPPET_CHARS = 240  # a brought-in message is shown this long
 
@@ -133,3 +144,40 @@ def _brought_in(newest: Memory, hit: SessionHit, links: FactLinks,
                          status="current", supersedes=fact.supersedes)
     return SessionHit(session.session_id, session.date, session.channel, hit.score, (message,),
                       title=session.title, score_parts={"supersedes": 1.0}, facts=(fact,))
+
+
+def without_superseded(snapshots: list[Snapshot], links: FactLinks,
+                       ) -> tuple[list[Snapshot], dict[str, TrackedFact]]:
+    """The snapshots with each fact that a later statement superseded marked as no longer
+    holding (so recovery prefers snapshots whose facts still stand), and those facts by id."""
+    stale: dict[tuple[str, str], TrackedFact] = {}
+    for memory_id in links.successor:
+        memory = links.memories.get(memory_id)
+        if memory is not None:
+            stale[(memory.session_id, normalize_memory_text(memory.text))] = fact_of(memory, links)
+    marked: dict[str, TrackedFact] = {}
+    out = []
+    for snapshot in snapshots:
+        facts = []
+        for fact in snapshot.facts:
+            found = stale.get((snapshot.session_id, normalize_memory_text(fact.statement)))
+            if found is not None and fact.active:
+                marked[fact.id] = found
+                fact = msgspec.structs.replace(fact, active=False)
+            facts.append(fact)
+        out.append(msgspec.structs.replace(snapshot, facts=tuple(facts)))
+    return out, marked
+
+
+def with_superseded(decision: RecoveryDecision,
+                    superseded: dict[str, TrackedFact]) -> RecoveryDecision:
+    """The decision naming the facts it restores that were superseded later."""
+    facts = tuple(superseded[f.id] for f in decision.selected.facts if f.id in superseded)
+    if not facts:
+        return decision
+    first = facts[0]
+    assert first.superseded_by is not None
+    reason = (f"{len(facts)} fact(s) it restores were superseded later, e.g. “{first.text}” by "
+              f"“{first.superseded_by.text}” on {first.superseded_by.date}")
+    return msgspec.structs.replace(decision, superseded_facts=facts,
+                                   reasons=(*decision.reasons, reason))

@@ -13,6 +13,7 @@ from indexer.stores.facts import FactStore
 from indexer.stores.layout import DataDir
 from indexer.text.analysis import STOP_WORDS, analyze
 from models import FactRef, InvalidInput, Memory, TrackedFact
+from search.digest import Digest
 
 __all__ = ["FactLinks", "Facts", "FactsPayload", "fact_of", "is_about", "subject_words"]
 
@@ -131,6 +132,21 @@ class Facts:
         newest_first = sorted(wanted, key=lambda m: (m.session_date, m.id), reverse=True)
         return FactsPayload(when or "all", tuple(fact_of(m, links) for m in newest_first[:limit]),
                             subject=subject)
+
+
+    def mark_digest(self, digest: Digest) -> Digest:
+        """The digest with its open tasks that were changed later marked, and the statements
+        superseded by one said within the period."""
+        links = self.links()
+        tasks = [msgspec.structs.replace(t, superseded_by=links.ref(links.newest(t.memory_id)))
+                 if links.is_superseded(t.memory_id) else t for t in digest.open_tasks]
+        changes = [fact_of(links.memories[earlier], links)
+                   for earlier, link in links.successor.items()
+                   if earlier in links.memories and link.later in links.memories
+                   and digest.start <= links.memories[link.later].session_date <= digest.end]
+        changes.sort(key=lambda f: (f.superseded_by.date if f.superseded_by else "", f.id),
+                     reverse=True)
+        return msgspec.structs.replace(digest, open_tasks=tasks, changes=changes)
 
 
 def _links(data: DataDir) -> list[Supersession]:

@@ -3,7 +3,9 @@ paste into its context (`recall pack`, `POST /v1/pack`, MCP `context_pack`).
 
 The pack is built from one hybrid search:
 
-- the decisions of the sessions found come first, newest session first, so that when sessions
+- what stands now comes first: each current statement about the query that replaced an
+  earlier one, with the statements it replaced in one line (api/service/current.py);
+- then the decisions of the sessions found, newest session first, so that when sessions
   disagree the latest decision leads;
 - then the messages the search matched, best first, each the whole message (cut to
   EXCERPT_CHARS) rather than the snippet;
@@ -38,7 +40,7 @@ class PackExcerpt(msgspec.Struct, frozen=True):
     session_id: str
     date: str
     agent: str | None  # the session's channel: claude-code, codex, telegram, ...
-    kind: str  # "decision" or the message's role
+    kind: str  # "current" (what stands now), "decision" or the message's role
     text: str
     message_id: str | None = None  # None for a decision of the session
 
@@ -55,7 +57,7 @@ class ContextPack(msgspec.Struct, frozen=True):
 def build_pack(search: SearchResponse, archive: Archive, budget: int) -> ContextPack:
     """The pack of one search's results, within `budget` tokens."""
     sessions = {hit.session_id: archive.session(hit.session_id) for hit in search.results}
-    found = _decisions(sessions) + _messages(search, sessions)
+    found = _current(search) + _decisions(sessions) + _messages(search, sessions)
     header = f"## Context from past sessions for: {search.query}\n"
     lines, kept, seen, omitted = [header], [], set(), 0
     used = estimate_tokens(header)
@@ -80,6 +82,19 @@ def pack_request(query: str, budget: int) -> SearchRequest:
         raise InvalidQuery(f"the budget must be between {MIN_BUDGET} and {MAX_BUDGET} tokens")
     return SearchRequest(query=query, limit=SEARCH_SESSIONS,
                          messages_per_session=MESSAGES_PER_SESSION)
+
+
+def _current(search: SearchResponse) -> list[PackExcerpt]:
+    out, seen = [], set()
+    for hit in search.results:
+        for fact in hit.facts:
+            if fact.status != "current" or not fact.supersedes or fact.id in seen:
+                continue
+            seen.add(fact.id)
+            history = "; ".join(f"{r.text} ({r.date})" for r in fact.supersedes)
+            out.append(PackExcerpt(hit.session_id, fact.valid_from, hit.channel, "current",
+                                   _clip(f"{fact.text} (replaces: {history})")))
+    return out
 
 
 def _decisions(sessions: dict[str, Session]) -> list[PackExcerpt]:

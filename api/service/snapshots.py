@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING
 import msgspec
 
 from api.service.archive import Archive, safe_id
+from api.service.current import with_superseded, without_superseded
+from api.service.facts import FactLinks
 from api.service.memories import SessionMemories
 from api.service.relevance import MemoryRelevance
 from indexer.stores.snapshots import SnapshotStore, snapshot_from_memories
@@ -82,10 +84,12 @@ class Snapshots:
         checked = safe_id(session_id)
         if self.archive.open_live(checked) and not self.store.list(checked):
             self.create(checked)  # an open live session without one: a snapshot of now
-        snapshots = self.store.require(checked)
+        snapshots, superseded = without_superseded(self.store.require(checked),
+                                                   FactLinks.load(self.archive.data))
         embedder = self._embedder() if context and context.strip() else None
         decision = recover(snapshots, context, embedder=embedder,
                            options=options or RecoveryOptions())
+        decision = with_superseded(decision, superseded)
         self.relevance.boost_recovery(session_id, decision.selected)
         self._mark_recovered(session_id)
         if token_budget is not None:

@@ -88,7 +88,27 @@ function resultCard(hit, state) {
                   href: sessionHref(state, hit.session_id, message.id || "summary") },
           el("span", { class: `role role-${message.role}` }, roleName(message)),
           el("span", { class: "snippet" }, highlighted(message.snippet, message.highlights)),
-          message.time && el("time", { datetime: message.time }, shortTime(message.time)))))));
+          message.time && el("time", { datetime: message.time }, shortTime(message.time)))))),
+    hit.facts && hit.facts.length > 0 && el("ul", { class: "facts" }, hit.facts.map((fact) => factBadge(fact, state))));
+}
+
+// A statement of the session about the query: superseded on a date by a later one (linked),
+// or current since its day, naming what it replaced.
+function factBadge(fact, state) {
+  if (fact.superseded_by) {
+    const by = fact.superseded_by;
+    return el("li", { class: "fact fact-superseded", title: fact.reason || "" },
+      el("span", { class: "badge badge-superseded" }, t("fact.superseded", { date: by.date })),
+      el("a", { class: "fact-link", href: sessionHref(state, by.session_id, ""),
+                title: t("fact.open") }, by.text),
+      el("span", { class: "fact-was" }, t("fact.was", { text: fact.text })));
+  }
+  const replaced = (fact.supersedes || [])[0];
+  return el("li", { class: "fact fact-current" },
+    el("span", { class: "badge badge-current" }, t("fact.current", { date: fact.valid_from })),
+    el("span", {}, fact.text),
+    replaced && el("a", { class: "fact-was", href: sessionHref(state, replaced.session_id, "") },
+      t("fact.replaces", { date: replaced.date, text: replaced.text })));
 }
 
 // Without a query: the newest sessions (matching the filters), to browse by date or channel
