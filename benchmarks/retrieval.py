@@ -120,16 +120,19 @@ def mrr(ranked: list[str], gold: list[str]) -> float:
 
 def recall_system(service: RecallService, mode: str) -> System:
     """recall in one mode; "fused" and "strict" are hybrid with RECALL_RANKER=fused or strict,
-    in the same process and index as the default they are compared with."""
+    "unlinked" is hybrid without supersession links (no session moved above the one whose
+    statement it replaced: api/service/current.py), in the same process and index as the
+    default they are compared with."""
     ranker = service.searcher.ranker
     other = learned_ranker(mode) if mode in ("fused", "strict") else ranker
-    search_mode = "hybrid" if mode in ("fused", "strict") else mode
+    search_mode = "hybrid" if mode in ("fused", "strict", "unlinked") else mode
+    run = service.searcher.search if mode == "unlinked" else service.search
 
     def search(query: str, participant: str | None) -> Ranking:
         filters = SearchFilters(participant=participant) if participant else SearchFilters()
         service.searcher.ranker = other
-        response = service.search(SearchRequest(query=query, mode=search_mode,
-                                                filters=filters, limit=10, messages_per_session=10))
+        response = run(SearchRequest(query=query, mode=search_mode,
+                                     filters=filters, limit=10, messages_per_session=10))
         service.searcher.ranker = ranker
         return Ranking([r.session_id for r in response.results],
                        [m.id for r in response.results for m in r.messages if m.id])

@@ -10,6 +10,8 @@ a link matches a labeled pair through the memories' source messages; a match wit
 `supersedes` line is right; one with a `not_linked` or `same` line, a link across two chains,
 or a chain linked backwards is wrong; a link that skips a statement of its chain, or that no
 line names, is not scored. Only the tune half may be looked at while changing the linker.
+With the e5 embedder the linker scores precision 0.82 / recall 0.34 on the tune half (14 of 41
+lines, 3 wrong) and 0.60 / 0.33 on the test half (9 of 27, 6 wrong).
 
 With --queries HOME it indexes the three folders into HOME instead (once) and asks the set's
 latest and history questions through recall's search: R@1 (the top session holds the answer)
@@ -126,17 +128,21 @@ def ask(home: Path, root: Path, embedder: str, model_cache: Path | None,
     dated = service.searcher.ranker
     if dated is None:
         raise SystemExit(f"no learned ranker for the {embedder} embedder: nothing to compare")
-    variants = {"undated": replace(dated, latest_near_top=1.0, history_near_top=1.0),
-                "dated": dated}
-    return {name: _ask(service, ranker, questions) for name, ranker in variants.items()}
+    undated = replace(dated, latest_near_top=1.0, history_near_top=1.0)
+    return {"undated": _ask(service, undated, questions, linked=False),
+            "dated": _ask(service, dated, questions, linked=False),
+            "dated + links": _ask(service, dated, questions, linked=True)}
 
 
-def _ask(service: RecallService, ranker: Any,
-         questions: list[dict[str, Any]]) -> dict[str, dict[str, float | None]]:
+def _ask(service: RecallService, ranker: Any, questions: list[dict[str, Any]],
+         linked: bool) -> dict[str, dict[str, float | None]]:
+    """With `linked`, as recall answers (supersession links move the current session up);
+    without, the searcher's own order."""
     service.searcher.ranker = ranker
+    run = service.search if linked else service.searcher.search
     rows: dict[str, list[tuple[float, float | None]]] = {}
     for q in questions:
-        ranked = [r.session_id for r in service.search(SearchRequest(query=q["query"])).results]
+        ranked = [r.session_id for r in run(SearchRequest(query=q["query"])).results]
         top = float(bool(ranked[:1]) and ranked[0] in q["relevant_sessions"])
         above = None
         if q["kind"] == "latest" and q.get("superseded_sessions"):
