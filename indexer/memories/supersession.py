@@ -2,13 +2,16 @@
 that changes its value or reverses its decision. Offline and deterministic (no model beyond the
 embedder that already indexes the memories), and explained: every link says why.
 
-Measured and not yet used by search (benchmarks/supersession.py; on eval/supersession, precision
-0.82 / recall 0.34 on the tune half, 0.60 / 0.33 on the test half). Values are read with their
-type (a clock time, a date, money, a size, a duration, a distance, a count, a rate, a ratio, a
-path, a named setting such as "iOS 17" or "MaxConns 40"), and a pair of memories is judged on:
+The writer keeps its links (indexer/stores/facts.py) and search, memories, recovery, packs and
+the digest read them (api/service/facts.py, current.py). Measured by benchmarks/supersession.py
+on eval/supersession: precision 0.83 / recall 0.37 on the tune half, 0.60 / 0.33 on the test
+half. Values are read with their type (a clock time, a date, money, a size, a duration, a
+distance, a count, a rate, a ratio, a path, a named setting such as "iOS 17" or "MaxConns 40"),
+and a pair of memories is judged on:
 - **change**: a value of one type both give differs (bare numbers only when the later one says
   it replaces something), or the decision is reversed (allowed / banned) with a replacement cue
-  ("instead of", "no longer", "改成", "取代", "恢复禁止");
+  ("instead of", "no longer", "改成", "取代", "恢复禁止"), or such a reversal names the day the
+  earlier one was said and a value of it ("取代 2026-03-06 的周五 15:00 前…"), in any language;
 - **old value**: when the later one names the value it replaces ("03:30 instead of 2am", "从
   10:00 提前到 8:30", "原来的 ¥18"), the earlier one must hold it; it then needs little else;
 - **sameness**: no new value, or "still", "stays", "不变", "还是" without a replacement cue,
@@ -347,6 +350,13 @@ def supersedes(later: Statement, earlier: Statement, relative: float) -> Superse
     overlap = len(shared) / max(1, min(len(later.words), len(earlier.words)))
     alike = overlap >= SAME_SUBJECT_OVERLAP and len(shared) >= 2
     kinds = changed_types(later, earlier)
+    if later.cue is not None and later.negated != earlier.negated \
+            and _names_its_day(later, earlier) and _shared_values(later, earlier):
+        # "恢复禁止周五上线，取代 2026-03-06 的周五 15:00 前可上线规则": it names the day the
+        # other was said and its values, whatever the languages of the two
+        reason = f"decision reversed; names the one of {earlier.memory.session_date}"
+        return Supersession(later.memory.id, earlier.memory.id, 0.9,
+                            f"{reason}; said in words: “{later.cue}”")
     if kinds:
         if later.steady and later.cue is None:
             return None  # "stays at", "还是": a restatement beside a new value of something else
@@ -366,6 +376,25 @@ def supersedes(later: Statement, earlier: Statement, relative: float) -> Superse
     return Supersession(later.memory.id, earlier.memory.id, confidence, reason)
 
 
+_ISO_DATE = re.compile(r"(?<!\d)20\d\d-(\d\d)-(\d\d)(?!\d)")
+
+
+def _names_its_day(later: Statement, earlier: Statement) -> bool:
+    """Whether the later statement names the day the earlier one was said ("2026-03-06",
+    "3 月 6 日", "March 6"), in an earlier session."""
+    day = earlier.memory.session_date[5:10]
+    if not day or earlier.memory.session_date >= later.memory.session_date:
+        return False
+    named = {f"{m[1]}-{m[2]}" for m in _ISO_DATE.finditer(later.memory.text)}
+    named |= {v for k, v in later.typed if k == "date"}
+    return day in named
+
+
+def _shared_values(later: Statement, earlier: Statement) -> bool:
+    """A value of a type other than a bare number that both give (a time, a weekday, a path)."""
+    return any(kind != "number" for kind, _ in later.typed & earlier.typed)
+
+
 def _order(memory: Memory, position: dict[str, int]) -> tuple[str, str, int]:
     return (memory.session_date, memory.session_id, position.get(memory.id, 0))
 
@@ -373,8 +402,9 @@ def _order(memory: Memory, position: dict[str, int]) -> tuple[str, str, int]:
 def link_memories(memories: Sequence[Memory], vectors: np.ndarray,
                   position: dict[str, int] | None = None) -> list[Supersession]:
     """The supersession links among these memories (vectors: their normalized embeddings, row
-    by row). Each earlier memory gets at most one successor: the first later memory that
-    supersedes it. `position` orders memories of one session (their source message index)."""
+    by row). Each later memory links to the nearest earlier one it replaces; an earlier memory
+    replaced by several keeps the latest as its successor. `position` orders memories of one
+    session (their source message index)."""
     position = position or {}
     chosen = [i for i, m in enumerate(memories)
               if m.type in LINKED_TYPES and (m.kind or "") in LINKED_KINDS]
@@ -383,7 +413,7 @@ def link_memories(memories: Sequence[Memory], vectors: np.ndarray,
         return []
     statements = [Statement.of(memories[i]) for i in chosen]
     rise = relative_similarity(vectors[chosen])
-    links: list[Supersession] = []
+    links: dict[str, Supersession] = {}  # by the earlier memory
     for b, later in enumerate(statements):
         for a in range(b - 1, -1, -1):  # the nearest earlier statement it replaces
             earlier = statements[a]
@@ -391,9 +421,9 @@ def link_memories(memories: Sequence[Memory], vectors: np.ndarray,
                 continue  # two memories of one statement
             link = supersedes(later, earlier, float(rise[b, a]))
             if link is not None:
-                links.append(link)
+                links[link.earlier] = link
                 break
-    return links
+    return list(links.values())
 
 
 def _one_message(a: Memory, b: Memory, position: dict[str, int]) -> bool:
