@@ -118,3 +118,14 @@ def test_the_digest_lists_what_changed_in_its_period(changed: RecallService) -> 
     assert not changed.digest("month", "2026-01-15").changes or all(
         f.superseded_by and f.superseded_by.date.startswith("2026-01")
         for f in changed.digest("month", "2026-01-15").changes)
+
+
+def test_a_data_directory_indexed_before_links_were_kept_gets_them_on_its_next_write(
+        changed: RecallService) -> None:
+    before = _links(changed)
+    for name in ("facts.sqlite3", "facts.sqlite3-wal", "facts.sqlite3-shm"):
+        (changed.data.root / name).unlink(missing_ok=True)
+    assert _links(changed) == []
+    changed.ingest_record({"sessionId": "unrelated", "date": "2026-03-01", "messages": [
+        {"role": "user", "content": "The zeppelin museum opens at nine."}]})
+    assert _links(changed) == before

@@ -13,12 +13,13 @@ import msgspec
 
 from indexer.embedding.embedders import Embedder
 from indexer.ingest.delete import drop_interrupted_deletes
+from indexer.ingest.facts import settle_facts
 from indexer.ingest.prepare import Prepared, archive_hash, prepare_archived
 from indexer.ingest.progress import ProgressFactory
 from indexer.ingest.report import IndexReport
 from indexer.ingest.write import BatchWriter, archive_relative, session_meta
 from indexer.maintenance.purge import copy_generation
-from indexer.stores.facts import FactStore, relink_if_stale
+from indexer.stores.facts import FactStore
 from indexer.stores.generation import COPYABLE_SCHEMAS, SCHEMA_VERSION, Generation
 from indexer.stores.layout import DataDir
 from indexer.stores.relevance import RelevanceStore
@@ -152,7 +153,9 @@ class Generations:
                 gen.vectors.optimize()
                 gen.close()
                 _adopt_archive(self.data, state, archive_files)
-                relink_if_stale(self.data)
+                with FactStore(self.data) as facts:  # every archived session's were written
+                    facts.mark_complete()
+                settle_facts(self.data, state, self.embedder)
                 self.data.set_current_generation(name)
                 self.drop_old(keep={name, old})
             finally:

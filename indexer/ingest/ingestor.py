@@ -12,13 +12,13 @@ from indexer.embedding.embedders import Embedder
 from indexer.formats import ImportOptions
 from indexer.formats.sources import discover
 from indexer.ingest.delete import delete_session, delete_unchanged
+from indexer.ingest.facts import settle_facts
 from indexer.ingest.generations import Generations, open_generation
 from indexer.ingest.prepare import FilePreparer, prepare_record, prepare_rewrites
 from indexer.ingest.progress import ProgressFactory, silent_progress
 from indexer.ingest.repair import Repairs
 from indexer.ingest.report import IndexReport
 from indexer.ingest.write import BatchWriter
-from indexer.stores.facts import relink_if_stale
 from indexer.stores.generation import Generation
 from indexer.stores.layout import DataDir
 from indexer.stores.lock import WriterLock
@@ -196,6 +196,6 @@ class WriteSession:
         try:
             self.gen.close()
             if exc_type is None:  # statements a write changed are linked again, once per write
-                relink_if_stale(self.data)
+                settle_facts(self.data, self.state, self.embedder)
         finally:
             self.state.close()

@@ -55,6 +55,7 @@ SAME_SUBJECT_RISE = 1.8
 IMPLICIT_RISE = 2.0
 CERTAIN_SUBJECT_RISE = 3.5
 NAMED_OLD_RISE = 1.0
+MIN_RISE = min(SAME_SUBJECT_RISE, IMPLICIT_RISE, CERTAIN_SUBJECT_RISE, NAMED_OLD_RISE)
 
 _EXPLICIT = re.compile(
     r"instead of|no longer|not any ?more|supersed|replac|chang(?:ed|es|e) (?:it )?(?:to|from)|"
@@ -412,18 +413,28 @@ def link_memories(memories: Sequence[Memory], vectors: np.ndarray,
     if len(chosen) < 2:
         return []
     statements = [Statement.of(memories[i]) for i in chosen]
-    rise = relative_similarity(vectors[chosen])
+    rise = RiseRows(vectors[chosen])
     links: dict[str, Supersession] = {}  # by the earlier memory
     for b, later in enumerate(statements):
-        for a in range(b - 1, -1, -1):  # the nearest earlier statement it replaces
+        rises = rise.row(b, b)  # against every earlier statement
+        for a in _candidates(later, rises):  # nearest first
             earlier = statements[a]
             if _one_message(later.memory, earlier.memory, position):
                 continue  # two memories of one statement
-            link = supersedes(later, earlier, float(rise[b, a]))
+            link = supersedes(later, earlier, float(rises[a]))
             if link is not None:
                 links[link.earlier] = link
                 break
     return list(links.values())
+
+
+def _candidates(later: Statement, rises: np.ndarray) -> list[int]:
+    """The earlier statements `later` could replace, nearest first: those whose embeddings rise
+    far enough for any rule, or every one when it may name the day of the one it replaces."""
+    if later.cue is not None and (_ISO_DATE.search(later.memory.text)
+                                  or any(k == "date" for k, _ in later.typed)):
+        return list(range(len(rises) - 1, -1, -1))
+    return [int(a) for a in np.flatnonzero(rises >= MIN_RISE)[::-1]]
 
 
 def _one_message(a: Memory, b: Memory, position: dict[str, int]) -> bool:
@@ -433,10 +444,32 @@ def _one_message(a: Memory, b: Memory, position: dict[str, int]) -> bool:
 def relative_similarity(vectors: np.ndarray) -> np.ndarray:
     """Each pair's cosine in standard deviations above the mean of both rows (the diagonal
     left out): the rise over what each memory scores against everything else."""
-    sims = vectors @ vectors.T
-    n = len(sims)
-    off = ~np.eye(n, dtype=bool)
-    mean = (sims.sum(axis=1) - sims.diagonal()) / (n - 1)
-    spread = np.sqrt(np.maximum(((sims - mean[:, None]) ** 2 * off).sum(axis=1) / (n - 1), 1e-12))
-    z = (sims - mean[:, None]) / spread[:, None]
-    return (z + z.T) / 2
+    rows = RiseRows(vectors)
+    return np.stack([rows.row(b, len(vectors)) for b in range(len(vectors))])
+
+
+class RiseRows:
+    """relative_similarity a row at a time, in memory linear in the number of memories: each
+    row's mean and spread are summed block by block, then a row is one product."""
+
+    BLOCK = 1024
+
+    def __init__(self, vectors: np.ndarray) -> None:
+        self.vectors = np.asarray(vectors, dtype=np.float32)
+        n = len(self.vectors)
+        total, squares = np.zeros(n), np.zeros(n)
+        for start in range(0, n, self.BLOCK):
+            sims = (self.vectors[start:start + self.BLOCK] @ self.vectors.T).astype(np.float64)
+            total[start:start + len(sims)] = sims.sum(axis=1)
+            squares[start:start + len(sims)] = (sims ** 2).sum(axis=1)
+        self_sims = (self.vectors.astype(np.float64) ** 2).sum(axis=1)
+        self.mean = (total - self_sims) / max(1, n - 1)
+        variance = (squares - self_sims ** 2) / max(1, n - 1) - self.mean ** 2
+        self.spread = np.sqrt(np.maximum(variance, 1e-12))
+
+    def row(self, b: int, upto: int) -> np.ndarray:
+        """Row b's rise against memories 0..upto-1."""
+        sims = (self.vectors[:upto] @ self.vectors[b]).astype(np.float64)
+        z_row = (sims - self.mean[b]) / self.spread[b]
+        z_col = (sims - self.mean[:upto]) / self.spread[:upto]
+        return (z_row + z_col) / 2

@@ -23,7 +23,7 @@ from indexer.stores.layout import DataDir
 from indexer.stores.sqlite import connect, transaction
 from models import Memory, Session
 
-__all__ = ["FactStore", "Statement", "is_linked", "relink_if_stale", "statements_of"]
+__all__ = ["FactStore", "Statement", "is_linked", "statements_of"]
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS statements (
@@ -130,6 +130,19 @@ class FactStore:
             marks = ",".join("?" * len(chunk))
             self._db.execute(f"DELETE FROM statements WHERE session_id IN ({marks})", chunk)
 
+    def session_ids(self) -> set[str]:
+        return {row[0] for row in self._db.execute("SELECT DISTINCT session_id FROM statements")}
+
+    @property
+    def complete(self) -> bool:
+        """Whether every indexed session's statements were written (false for a data directory
+        indexed before statements were kept, until they are filled in)."""
+        row = self._db.execute("SELECT value FROM meta WHERE key = 'complete'").fetchone()
+        return bool(row and row[0] == "1")
+
+    def mark_complete(self) -> None:
+        self._db.execute("INSERT OR REPLACE INTO meta VALUES ('complete', '1')")
+
     def _mark_stale(self) -> None:
         self._db.execute("INSERT OR REPLACE INTO meta VALUES ('stale', '1')")
 
@@ -177,10 +190,3 @@ class FactStore:
         return [Supersession(*row) for row in self._db.execute(
             "SELECT later, earlier, confidence, reason FROM links ORDER BY earlier")]
 
-
-def relink_if_stale(data: DataDir) -> None:
-    """Recompute the links when statements changed since they were last computed (a writer
-    calls it once at the end of its write, holding the lock)."""
-    with FactStore(data) as facts:
-        if facts.stale:
-            facts.relink()

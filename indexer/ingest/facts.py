@@ -1,0 +1,57 @@
+"""Keeping the statements that can be superseded complete: a data directory indexed before they
+were kept gets them from its stored memories once (embedding only those memories), and the
+links are recomputed at the end of every write that changed them."""
+
+from __future__ import annotations
+
+import logging
+
+import msgspec
+
+from indexer.embedding.embedders import Embedder
+from indexer.stores.facts import FactStore, is_linked, statements_of
+from indexer.stores.layout import DataDir
+from indexer.stores.memories import MemoryStore
+from indexer.stores.state import State
+from models import Session
+
+__all__ = ["fill_statements", "settle_facts"]
+
+log = logging.getLogger(__name__)
+
+
+def settle_facts(data: DataDir, state: State, embedder: Embedder) -> None:
+    """After a write (the caller holds the writer lock): fill in missing statements once, then
+    relink if anything changed."""
+    with FactStore(data) as facts:
+        if not facts.complete:
+            fill_statements(data, state, embedder, facts)
+        if facts.stale:
+            facts.relink()
+
+
+def fill_statements(data: DataDir, state: State, embedder: Embedder, facts: FactStore) -> int:
+    """Write the statements of every indexed session that has none yet, from its stored
+    memories; returns how many sessions got some."""
+    have = facts.session_ids()
+    memories = MemoryStore(data)
+    filled = 0
+    for row in state.sessions("indexed"):
+        if row.session_id in have:
+            continue
+        linked = [m for m in memories.load(row.session_id) or [] if is_linked(m)]
+        if not linked:
+            continue
+        try:
+            session = msgspec.json.decode((data.archive / row.archive_path).read_bytes(),
+                                          type=Session)
+        except (OSError, msgspec.DecodeError) as exc:  # `recall check` reports the file
+            log.warning("could not read %s to keep its statements: %s", row.archive_path, exc)
+            continue
+        vectors = embedder.embed_passages([m.text for m in linked])
+        facts.put_sessions([(row.session_id, statements_of(session, linked, vectors))])
+        filled += 1
+    if filled:
+        log.warning("kept the statements of %d sessions indexed before they were linked", filled)
+    facts.mark_complete()
+    return filled
