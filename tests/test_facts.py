@@ -53,6 +53,7 @@ def test_memories_mark_a_superseded_decision(changed: RecallService) -> None:
     old = next(m for m in memories if "standup is at 9:30" in m.text)
     assert old.status == "superseded"
     assert old.superseded_by is not None and old.superseded_by.session_id == FEBRUARY
+    assert old.superseded_reason and "10:15" in old.superseded_reason and old.superseded_confidence
     new = next(m for m in changed.memories.extract(FEBRUARY).memories if "10:15 instead" in m.text)
     assert new.status == "current" and new.superseded_by is None
 
@@ -129,3 +130,13 @@ def test_a_data_directory_indexed_before_links_were_kept_gets_them_on_its_next_w
     changed.ingest_record({"sessionId": "unrelated", "date": "2026-03-01", "messages": [
         {"role": "user", "content": "The zeppelin museum opens at nine."}]})
     assert _links(changed) == before
+
+
+def test_check_notices_missing_statements_and_repair_restores_them(changed: RecallService) -> None:
+    with FactStore(changed.data) as store:
+        store.forget_sessions([JANUARY])
+    kinds = {(d.session_id, d.kind) for d in changed.maintenance.check().differences}
+    assert (JANUARY, "facts") in kinds
+    changed.maintenance.repair()
+    assert not [d for d in changed.maintenance.check().differences if d.kind == "facts"]
+    assert _links(changed)

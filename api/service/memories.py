@@ -41,6 +41,8 @@ class MemoryOut(msgspec.Struct):
     status: FactStatus | None = None
     superseded_by: FactRef | None = None
     supersedes: list[FactRef] = msgspec.field(default_factory=list)
+    superseded_reason: str | None = None  # why, when it was superseded
+    superseded_confidence: float | None = None
 
 
 class MemoriesPayload(msgspec.Struct, omit_defaults=True):
@@ -114,4 +116,6 @@ def _out(m: Memory, links: FactLinks) -> MemoryOut:
                      session_date=m.session_date, kind=m.kind, priority=m.priority,
                      due_date=m.due_date, status=fact.status if fact else None,
                      superseded_by=fact.superseded_by if fact else None,
-                     supersedes=list(fact.supersedes) if fact else [])
+                     supersedes=list(fact.supersedes) if fact else [],
+                     superseded_reason=fact.reason if fact else None,
+                     superseded_confidence=fact.confidence if fact else None)

@@ -94,6 +94,8 @@ class Repairs:
                     memories.delete(session_id)
                 except InvalidSession:  # not a valid id: no file can carry it
                     pass
+            with FactStore(self.data) as facts:
+                facts.forget_sessions(gone)
             with RelevanceStore(self.data) as relevance:
                 relevance.forget_sessions(gone)
             state.forget(gone)

@@ -17,6 +17,7 @@ from pathlib import Path
 import msgspec
 
 from indexer.stores.documents import memory_documents, session_documents, split_passages
+from indexer.stores.facts import FactStore, is_linked
 from indexer.stores.generation import Generation
 from indexer.stores.layout import DataDir
 from indexer.stores.memories import MemoryStore
@@ -27,7 +28,8 @@ __all__ = ["CheckReport", "Difference", "check"]
 
 # kinds of difference; a session-less one (embedder, generation) is about the whole index
 KINDS = ("archive_unreadable", "not_in_state", "missing_archive", "half_written", "state_count",
-         "missing_memories", "stray_memories", "keyword_missing", "keyword_stray",
+         "missing_memories", "stray_memories", "facts", "stray_facts", "keyword_missing",
+         "keyword_stray",
          "keyword_duplicate", "vector_missing", "vector_stray", "vector_duplicate",
          "stray_session", "embedder", "generation")
 
@@ -70,6 +72,7 @@ def check(data: DataDir, embedder_name: str) -> CheckReport:
     report.sessions = len(archived)
     _check_state(data, archived, report)
     memories = _check_memories(data, archived, report)
+    _check_facts(data, archived, memories, report)
     report.generation = data.current_generation()
     if report.generation is None:
         if archived:
@@ -154,6 +157,24 @@ def _check_memories(data: DataDir, archived: dict[str, _Archived],
             if path.stem not in archived:
                 report.add(path.stem, "stray_memories", f"{path.name} has no archived session")
     return out
+
+
+def _check_facts(data: DataDir, archived: dict[str, _Archived], memories: dict[str, list],
+                 report: CheckReport) -> None:
+    """The statements kept for linking are those of the stored memories that can be superseded
+    (checked once they were filled in: a data directory from before fills them on its next
+    write)."""
+    with FactStore(data) as facts:
+        if not facts.complete:
+            return
+        kept = facts.statement_ids()
+    for sid in archived:
+        expected = {m.id for m in memories.get(sid, []) if is_linked(m)}
+        if kept.get(sid, set()) != expected:
+            report.add(sid, "facts", f"{len(kept.get(sid, ()))} statements kept for linking, "
+                       f"{len(expected)} in its memories")
+    for sid in sorted(kept.keys() - archived.keys()):
+        report.add(sid, "stray_facts", "statements kept for a session that is not archived")
 
 
 def _expected(archived: dict[str, _Archived],

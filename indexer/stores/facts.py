@@ -133,6 +133,14 @@ class FactStore:
     def session_ids(self) -> set[str]:
         return {row[0] for row in self._db.execute("SELECT DISTINCT session_id FROM statements")}
 
+    def statement_ids(self) -> dict[str, set[str]]:
+        """Statement ids by session."""
+        out: dict[str, set[str]] = {}
+        for memory_id, session_id in self._db.execute(
+                "SELECT memory_id, session_id FROM statements"):
+            out.setdefault(session_id, set()).add(memory_id)
+        return out
+
     @property
     def complete(self) -> bool:
         """Whether every indexed session's statements were written (false for a data directory
