@@ -1,8 +1,10 @@
-"""Search results and recoveries that know what is current. Statements found (memories, the messages they were
-drawn from, and a session's statements about the query) are marked current or superseded; a
-session whose statement about the query was superseded is answered first by the session holding
-what stands now (moved up, or brought in when the search did not find it), unless the question
-asks how things stood at first (`when="history"`, "originally", "原来").
+"""Search results and recoveries that know what is current.
+
+Statements found (memories, the messages they were drawn from, and a session's statements about
+the query) are marked current or superseded. A session found for a superseded statement is
+answered first by the session holding what stands now (moved up, or brought in when the search
+did not find it), unless the question asks how things stood at first (`when="history"`,
+"originally", "原来") or in a period it names.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from models import (
     TrackedFact,
 )
 from models.memory import normalize_memory_text
+from search.query_dates import query_dates
 from search.query_intent import asks_for_history
 
 __all__ = ["mark_current", "with_superseded", "without_superseded"]
@@ -45,11 +48,20 @@ def mark_current(response: SearchResponse, request: SearchRequest,
         links.memories = store.memories(linked | memory_hits)
     query_words = subject_words(request.query)
     results = [_marked(hit, links, linked, query_words) for hit in response.results]
-    history = request.when == "history" or (request.when is None
-                                            and asks_for_history(request.query))
-    if not history:
-        results = _current_first(results, links, archive, request.limit)
+    if not _asks_about_a_past_time(request):
+        results = _current_first(results, links, archive, request.limit, query_words)
     return SearchResponse(response.query, tuple(results))
+
+
+def _asks_about_a_past_time(request: SearchRequest) -> bool:
+    """How things stood at first ("originally", "原来", when=history), or in a period the query
+    names or filters on ("in early March", "3月"): then what was said then answers, not what
+    replaced it. `when="current"` overrides both."""
+    if request.when is not None:
+        return request.when == "history"
+    f = request.filters
+    return (asks_for_history(request.query) or bool(f.since or f.until or f.date_ranges)
+            or bool(query_dates(request.query)))
 
 
 def _marked(hit: SessionHit, links: FactLinks, linked: set[str],
@@ -81,15 +93,15 @@ def _marked(hit: SessionHit, links: FactLinks, linked: set[str],
 
 
 def _current_first(results: list[SessionHit], links: FactLinks, archive: Archive,
-                   limit: int) -> list[SessionHit]:
-    """Each session shown for a superseded statement gets the session holding what stands now
-    right above it; sessions that supersede nothing keep their place."""
+                   limit: int, query_words: set[str]) -> list[SessionHit]:
+    """Each session found for a superseded statement (about the query, or its best hit) gets
+    the session holding what stands now right above it; the others keep their place."""
     ordered = list(results)
     placed: set[str] = set()
     i = 0
     while i < len(ordered):
         hit = ordered[i]
-        newest = _newest_for(hit, links)
+        newest = _newest_for(hit, links, query_words)
         target = newest.session_id if newest else None
         at = next((n for n, h in enumerate(ordered) if h.session_id == target), None)
         if newest is None or target in placed or target == hit.session_id or \
@@ -109,10 +121,16 @@ def _current_first(results: list[SessionHit], links: FactLinks, archive: Archive
     return ordered[:limit]
 
 
-def _newest_for(hit: SessionHit, links: FactLinks) -> Memory | None:
-    """What now stands for the first superseded statement this hit shows."""
+def _newest_for(hit: SessionHit, links: FactLinks, query_words: set[str]) -> Memory | None:
+    """What now stands for the first superseded statement the session was found for: one
+    about the query, or the one its best hit states (a session shows many messages, and a
+    statement merely among them is not why it was found)."""
+    best = hit.messages[0].id if hit.messages else None
     for fact in hit.facts:
-        if fact.superseded_by is not None:
+        memory = links.memories.get(fact.id)
+        if fact.superseded_by is not None and memory is not None and (
+                is_about(fact.text, query_words) or best == fact.id
+                or best in memory.source_message_ids):
             newest = links.memories.get(links.newest(fact.id))
             if newest is not None:
                 return newest

@@ -104,8 +104,18 @@ def statement_values(text: str) -> frozenset[str]:
         rest = pattern.sub(" ", rest)
     for match in _NUMBER.finditer(rest):
         values.add(match[0].replace(",", "").replace(" ", ""))
-    values.update(_WEEKDAYS[m[0].lower()] for m in _WEEKDAY.finditer(text))
+    values.update(_weekdays(text))
     return frozenset(values)
+
+
+# "last Friday", "this past Monday", "上周五": the day something happened, not a day things are
+# set for ("deploys on Fridays", "周五上线")
+_PAST_DAY = re.compile(r"(?:\blast|\bpast|\bprevious|上个?|上个星期|上星期)\s*$", re.IGNORECASE)
+
+
+def _weekdays(text: str) -> set[str]:
+    return {_WEEKDAYS[m[0].lower()] for m in _WEEKDAY.finditer(text)
+            if not _PAST_DAY.search(text[max(0, m.start() - 12):m.start()])}
 
 
 def _hour_word(match: re.Match[str]) -> str:
@@ -198,7 +208,7 @@ def typed_values(text: str) -> frozenset[tuple[str, str]]:
 
     for kind, pattern, show in _READERS:
         rest = pattern.sub(take, rest)
-    values.update(("weekday", _WEEKDAYS[m[0].lower()]) for m in _WEEKDAY.finditer(text))
+    values.update(("weekday", day) for day in _weekdays(text))
     return frozenset(values)
 
 
@@ -413,26 +423,35 @@ def link_memories(memories: Sequence[Memory], vectors: np.ndarray,
     if len(chosen) < 2:
         return []
     statements = [Statement.of(memories[i]) for i in chosen]
+    types = [frozenset(kind for kind, _ in s.typed) for s in statements]
     rise = RiseRows(vectors[chosen])
     links: dict[str, Supersession] = {}  # by the earlier memory
-    for b, later in enumerate(statements):
-        rises = rise.row(b, b)  # against every earlier statement
-        for a in _candidates(later, rises):  # nearest first
-            earlier = statements[a]
-            if _one_message(later.memory, earlier.memory, position):
-                continue  # two memories of one statement
-            link = supersedes(later, earlier, float(rises[a]))
-            if link is not None:
-                links[link.earlier] = link
-                break
+    for start in range(0, len(statements), RiseRows.BLOCK):
+        block = rise.rows(start, start + RiseRows.BLOCK)  # each against every statement
+        for b in range(start, min(start + RiseRows.BLOCK, len(statements))):
+            later = statements[b]
+            for a in _candidates(later, block[b - start, :b], types):  # nearest first
+                earlier = statements[a]
+                if _one_message(later.memory, earlier.memory, position):
+                    continue  # two memories of one statement
+                link = supersedes(later, earlier, float(block[b - start, a]))
+                if link is not None:
+                    links[link.earlier] = link
+                    break
     return list(links.values())
 
 
-def _candidates(later: Statement, rises: np.ndarray) -> list[int]:
-    """The earlier statements `later` could replace, nearest first: those whose embeddings rise
-    far enough for any rule, or every one when it may name the day of the one it replaces."""
-    if later.cue is not None and (_ISO_DATE.search(later.memory.text)
-                                  or any(k == "date" for k, _ in later.typed)):
+def _candidates(later: Statement, rises: np.ndarray, types: list[frozenset[str]]) -> list[int]:
+    """The earlier statements `later` could replace, nearest first. Without words that say it
+    replaces something, only a change of a value of one type can link, and only where the
+    embeddings rise far enough for any rule; with them, one that names the day of the other
+    needs no rise."""
+    if later.cue is None:
+        new_types = {kind for kind, _ in later.new}
+        if not new_types:
+            return []
+        return [int(a) for a in np.flatnonzero(rises >= MIN_RISE)[::-1] if types[a] & new_types]
+    if _ISO_DATE.search(later.memory.text) or any(k == "date" for k, _ in later.typed):
         return list(range(len(rises) - 1, -1, -1))
     return [int(a) for a in np.flatnonzero(rises >= MIN_RISE)[::-1]]
 
@@ -444,15 +463,14 @@ def _one_message(a: Memory, b: Memory, position: dict[str, int]) -> bool:
 def relative_similarity(vectors: np.ndarray) -> np.ndarray:
     """Each pair's cosine in standard deviations above the mean of both rows (the diagonal
     left out): the rise over what each memory scores against everything else."""
-    rows = RiseRows(vectors)
-    return np.stack([rows.row(b, len(vectors)) for b in range(len(vectors))])
+    return RiseRows(vectors).rows(0, len(vectors))
 
 
 class RiseRows:
-    """relative_similarity a row at a time, in memory linear in the number of memories: each
-    row's mean and spread are summed block by block, then a row is one product."""
+    """relative_similarity a block of rows at a time, in memory linear in the number of
+    memories: each row's mean and spread are summed block by block first."""
 
-    BLOCK = 1024
+    BLOCK = 512
 
     def __init__(self, vectors: np.ndarray) -> None:
         self.vectors = np.asarray(vectors, dtype=np.float32)
@@ -467,9 +485,9 @@ class RiseRows:
         variance = (squares - self_sims ** 2) / max(1, n - 1) - self.mean ** 2
         self.spread = np.sqrt(np.maximum(variance, 1e-12))
 
-    def row(self, b: int, upto: int) -> np.ndarray:
-        """Row b's rise against memories 0..upto-1."""
-        sims = (self.vectors[:upto] @ self.vectors[b]).astype(np.float64)
-        z_row = (sims - self.mean[b]) / self.spread[b]
-        z_col = (sims - self.mean[:upto]) / self.spread[:upto]
-        return (z_row + z_col) / 2
+    def rows(self, start: int, stop: int) -> np.ndarray:
+        """Rows start..stop-1 of the rise, each against every memory."""
+        sims = (self.vectors[start:stop] @ self.vectors.T).astype(np.float64)
+        z_rows = (sims - self.mean[start:stop, None]) / self.spread[start:stop, None]
+        z_cols = (sims - self.mean[None, :]) / self.spread[None, :]
+        return (z_rows + z_cols) / 2
