@@ -13,14 +13,13 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Self
 
 import msgspec
 import numpy as np
 
 from indexer.memories.supersession import LINKED_KINDS, LINKED_TYPES, Supersession, link_memories
 from indexer.stores.layout import DataDir
-from indexer.stores.sqlite import connect, transaction
+from indexer.stores.sqlite import SQLiteStore, transaction
 from models import Memory, Session
 
 __all__ = ["FactStore", "Statement", "is_linked", "statements_of"]
@@ -75,24 +74,9 @@ def statements_of(session: Session, memories: Sequence[Memory],
     return out
 
 
-class FactStore:
+class FactStore(SQLiteStore):
     def __init__(self, data: DataDir) -> None:
-        self._db = connect(data.root / "facts.sqlite3")
-        self._db.executescript(_SCHEMA)
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def close(self) -> None:
-        self._db.close()
-
-    def vacuum(self) -> None:
-        """Rewrite the database file and empty the write-ahead log (for purging)."""
-        self._db.execute("VACUUM")
-        self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        super().__init__(data.root / "facts.sqlite3", _SCHEMA)
 
     # statements: written by the ingest batch, forgotten with sessions or pruned memories
     def put_sessions(self, items: Iterable[tuple[str, Sequence[Statement]]]) -> None:

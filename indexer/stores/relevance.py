@@ -16,14 +16,13 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Self
 
 from indexer.stores.documents import doc_key
 from indexer.stores.facts import FactStore
 from indexer.stores.generation import Generation
 from indexer.stores.layout import DataDir
 from indexer.stores.memories import MemoryStore
-from indexer.stores.sqlite import connect, transaction
+from indexer.stores.sqlite import SQLiteStore, transaction
 from models import Memory
 
 __all__ = ["PrunedMemory", "RelevanceRow", "RelevanceStore", "remove_memories",
@@ -79,21 +78,9 @@ def session_of_memory(memory_id: str) -> str:
     return memory_id.rsplit(":mem:", 1)[0]
 
 
-class RelevanceStore:
+class RelevanceStore(SQLiteStore):
     def __init__(self, data: DataDir, *, timeout: float = 30.0) -> None:
-        self.path = data.root / "relevance.sqlite3"
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = connect(self.path, timeout)
-        self._db.executescript(_SCHEMA)
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def close(self) -> None:
-        self._db.close()
+        super().__init__(data.root / "relevance.sqlite3", _SCHEMA, timeout)
 
     # reading
     def rows(self, memory_ids: Collection[str] | None = None) -> dict[str, RelevanceRow]:
@@ -173,10 +160,6 @@ class RelevanceStore:
         with transaction(self._db):
             self._db.executemany("DELETE FROM relevance WHERE session_id = ?", ids)
             self._db.executemany("DELETE FROM pruned WHERE session_id = ?", ids)
-
-    def vacuum(self) -> None:
-        self._db.execute("VACUUM")
-        self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
     def _write(self, sql: str, params: list[tuple[object, ...]]) -> None:
         if params:

@@ -7,8 +7,9 @@ import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Self
 
-__all__ = ["connect", "transaction"]
+__all__ = ["SQLiteStore", "connect", "transaction"]
 
 
 def connect(path: Path, timeout: float = 30.0) -> sqlite3.Connection:
@@ -31,3 +32,26 @@ def transaction(db: sqlite3.Connection) -> Iterator[None]:
         db.execute("ROLLBACK")
         raise
     db.execute("COMMIT")
+
+
+class SQLiteStore:
+    """A store in one SQLite file with its schema, used as a context manager."""
+
+    def __init__(self, path: Path, schema: str, timeout: float = 30.0) -> None:
+        self.path = path
+        self._db = connect(path, timeout)
+        self._db.executescript(schema)
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._db.close()
+
+    def vacuum(self) -> None:
+        """Rewrite the database file and empty the write-ahead log (for purging)."""
+        self._db.execute("VACUUM")
+        self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
