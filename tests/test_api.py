@@ -206,6 +206,16 @@ def test_unindexed_home_is_503(tmp_path: Path) -> None:
             assert response.status_code == 503 and response.json()["title"] == "Index unavailable"
 
 
+def test_an_unready_index_is_503_to_a_probe_without_its_reason(tmp_path: Path) -> None:
+    service = RecallService(Settings(home=tmp_path, embedder="hash", api_token="s3cret-token"),
+                            embedder=HashEmbedder())
+    with TestClient(create_app(service.settings, service)) as c:
+        probe = c.get("/healthz")
+        assert probe.status_code == 503 and "needs the token" in probe.json()["detail"]
+        detailed = c.get("/healthz", headers={"Authorization": "Bearer s3cret-token"})
+        assert detailed.status_code == 503 and "needs the token" not in detailed.json()["detail"]
+
+
 def test_token_required_on_every_route(built_home: Path) -> None:
     service = RecallService(Settings(home=built_home, embedder="hash", api_token="s3cret-token"),
                             embedder=HashEmbedder())
@@ -219,9 +229,12 @@ def test_token_required_on_every_route(built_home: Path) -> None:
         assert c.get("/v1/stats", headers={"Authorization": "s3cret-token"}).status_code == 401
         ok = c.get("/v1/search", params={"q": "升级"}, headers=auth)
         assert ok.status_code == 200
-        for path in ("/healthz", "/metrics", "/schema/openapi.json", "/schema", "/v1/check"):
+        for path in ("/metrics", "/schema/openapi.json", "/schema", "/v1/check"):
             assert c.get(path).status_code == 401, path
             assert c.get(path, headers=auth).status_code == 200, path
+        # a liveness probe needs no token and learns nothing about the data
+        assert c.get("/healthz").json() == {"status": "ok"}
+        assert c.get("/healthz", headers=auth).json()["sessions"] == 7
         # the token is checked before the body is read
         big = c.post("/v1/sessions", content=b"x" * 30_000_000, headers={"content-type": "application/json"})
         assert big.status_code == 401
@@ -258,8 +271,12 @@ def test_end_to_end_over_real_http(tmp_path: Path) -> None:
         assert httpx.post(f"{base}/v1/sessions", json=record, headers=auth).status_code == 201
         assert httpx.get(f"{base}/v1/search", params={"q": "lighthouse"}, headers=auth).json()["results"][0]["session_id"] == "http-1"
         assert httpx.delete(f"{base}/v1/sessions/http-1", headers=auth).status_code == 204
-        assert httpx.get(f"{base}/healthz").status_code == 401
+        assert httpx.get(f"{base}/healthz").json() == {"status": "ok"}
         assert httpx.get(f"{base}/healthz", headers=auth).json()["status"] == "ok"
+        assert httpx.head(f"{base}/healthz").status_code == 200
+        page = httpx.head(f"{base}/")  # HEAD answers every GET route, without a body
+        assert page.status_code == 200 and page.content == b""
+        assert page.headers["content-type"].startswith("text/html")
         assert "recall_requests_total" in httpx.get(f"{base}/metrics", headers=auth).text
     finally:
         proc.terminate()

@@ -64,9 +64,14 @@ def _seconds_until_closed(sock: socket.socket, opened: float) -> float:
 
 
 def _search(base: str) -> tuple[int, float]:
+    status, seconds, _ = _searched(base)
+    return status, seconds
+
+
+def _searched(base: str) -> tuple[int, float, httpx.Response]:
     started = time.monotonic()
     response = httpx.get(f"{base}/v1/search", params={"q": "升级", "limit": 1}, timeout=10)
-    return response.status_code, time.monotonic() - started
+    return response.status_code, time.monotonic() - started, response
 
 
 def test_slow_and_idle_clients_are_cut_off_and_others_are_served(server) -> None:
@@ -111,8 +116,12 @@ def test_connection_limit_answers_503_at_once_then_recovers(server) -> None:
     idle = [_connect(address) for _ in range(MAX_CONNECTIONS)]
     try:
         time.sleep(0.2)  # all accepted
-        status, seconds = _search(base)
+        status, seconds, response = _searched(base)
         assert status == 503 and seconds < 1, (status, seconds)  # a quick no, not a hang
+        # the same error shape as every other answer, saying when to come back
+        assert response.headers["content-type"] == "application/problem+json"
+        assert response.headers["retry-after"] == "1"
+        assert response.json()["status"] == 503 and "connection limit" in response.json()["detail"]
         for sock in idle:
             assert _seconds_until_closed(sock, opened) <= TIMEOUT + SLACK
     finally:

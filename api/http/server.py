@@ -10,11 +10,13 @@ adds the two missing deadlines.
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 from typing import Any
 
 import h11
 import uvicorn
+from uvicorn.protocols.http import h11_impl
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from api.settings import Settings
@@ -85,12 +87,43 @@ class TimedH11Protocol(H11Protocol):
             self.transport.close()
 
 
+_BUSY = json.dumps({"type": "about:blank", "title": "Service Unavailable", "status": 503,
+                    "detail": "the server is at its connection limit "
+                              "(RECALL_HTTP_MAX_CONNECTIONS): retry in a moment"}).encode()
+
+
+async def _at_connection_limit(scope: Any, receive: Any, send: Any) -> None:
+    """The answer past the connection limit: problem+json like every other error, with
+    Retry-After, instead of uvicorn's plain-text one."""
+    await send({"type": "http.response.start", "status": 503, "headers": [
+        (b"content-type", b"application/problem+json"), (b"content-length", str(len(_BUSY)).encode()),
+        (b"retry-after", b"1"), (b"connection", b"close")]})
+    await send({"type": "http.response.body", "body": _BUSY, "more_body": False})
+
+
+# uvicorn's h11 protocol looks this name up in its module when the limit is reached; recall
+# serve owns its process, so replacing it there changes only recall's answer
+h11_impl.service_unavailable = _at_connection_limit
+
+
+def head_as_get(app: Any) -> Any:
+    """Answer HEAD on every GET route (probes and link checkers send it): the app sees a GET,
+    and uvicorn, which still sees the HEAD, sends the headers without the body."""
+
+    async def wrapped(scope: Any, receive: Any, send: Any) -> None:
+        if scope.get("type") == "http" and scope.get("method") == "HEAD":
+            scope = {**scope, "method": "GET"}
+        await app(scope, receive, send)
+
+    return wrapped
+
+
 def server_config(app: Any, settings: Settings, **kwargs: Any) -> uvicorn.Config:
     """The uvicorn config `recall serve` runs (tests start the same one)."""
     protocol = type("TimedH11Protocol", (TimedH11Protocol,), {
         "header_timeout": settings.http_header_timeout, "body_timeout": settings.http_body_timeout})
     return uvicorn.Config(
-        app, http=protocol, log_level="warning",
+        head_as_get(app), http=protocol, log_level="warning",
         timeout_keep_alive=settings.http_keep_alive,
         limit_concurrency=settings.http_max_connections,
         h11_max_incomplete_event_size=settings.http_max_header_kb * 1024,

@@ -1,16 +1,19 @@
-"""Outside /v1: the health probe and Prometheus metrics."""
+"""Outside /v1: the health probe (open to probes, details behind the token) and Prometheus
+metrics."""
 
 from __future__ import annotations
 
 import logging
 
-from litestar import Response, get
+import msgspec
+from litestar import Request, Response, get
 from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, Gauge, generate_latest
 
+from api.http.auth import PUBLIC, bearer_ok
 from api.http.params import Service
 from api.http.problems import problem_responses
 from api.service.sessions import Health
-from models import RecallError
+from models import IndexUnavailable, RecallError
 
 __all__ = ["health_route", "metrics_route"]
 
@@ -20,10 +23,23 @@ SESSIONS_INDEXED = Gauge("recall_sessions_indexed", "Sessions in the archive and
 MESSAGES_INDEXED = Gauge("recall_messages_indexed", "Messages in the archive and both indexes")
 
 
-@get("/healthz", sync_to_thread=True, responses=problem_responses(503),
-     summary="200 when both indexes are open and consistent")
-def health_route(service: Service) -> Health:
-    return service.health()
+class Liveness(msgspec.Struct):
+    status: str
+
+
+@get("/healthz", sync_to_thread=True, responses=problem_responses(503), opt={PUBLIC: True},
+     summary="200 when both indexes are open and consistent; details need the token when one "
+             "is set")
+def health_route(service: Service, request: Request) -> Health | Liveness:
+    """Open to probes without the token, since it says nothing about the data: then only
+    ok (200) or not ready (503). With the token (or none set), the counts and the reason."""
+    if bearer_ok(service.settings.api_token, request.headers.get("authorization", "")):
+        return service.health()
+    try:
+        service.health()
+    except IndexUnavailable:
+        raise IndexUnavailable("the index is not ready; the reason needs the token") from None
+    return Liveness("ok")
 
 
 @get("/metrics", sync_to_thread=True, include_in_schema=False)
