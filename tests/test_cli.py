@@ -40,6 +40,14 @@ def test_the_entry_point_as_a_real_process(tmp_path: Path) -> None:
     assert missing.returncode == 1 and missing.stderr.strip() == "recall: no session 'no-such-session'"
 
 
+def test_an_empty_folder_is_nothing_to_do_and_a_bad_one_fails(recall, tmp_path: Path) -> None:
+    (tmp_path / "inbox").mkdir()
+    empty = recall("index", str(tmp_path / "inbox"))
+    assert empty.returncode == 0 and "no transcript files found" in empty.stderr
+    assert recall("index", str(tmp_path / "inbox"), str(tmp_path / "nope"), ok=False).returncode == 1
+    assert recall("index", str(BAD), ok=False).returncode == 1  # every file rejected
+
+
 def test_cli_end_to_end(recall) -> None:
     report = json.loads(recall("index", str(SESSIONS), str(JSONL), str(BAD), "--json").stdout)
     assert report["indexed"] == 7 and report["unchanged"] == 0

@@ -347,3 +347,72 @@ def test_index_copies_an_index_of_an_older_layout_without_embedding(
     found = fresh.search(SearchRequest(query=memories[0].text[:40], mode="keyword",
                                        filters=SearchFilters(scope="memories"))).results
     assert found and all(m.memory_type for r in found for m in r.messages)
+
+
+def test_progress_counts_what_it_walks(writable: RecallService, monkeypatch: pytest.MonkeyPatch,
+                                       caplog: pytest.LogCaptureFixture) -> None:
+    """A reindex walks sessions, a purge documents and vectors: the progress says so."""
+    from indexer.ingest import progress
+
+    made: list[tuple[str, str]] = []
+
+    def recording(total: int, desc: str, unit: str = "file") -> progress.Progress:
+        made.append((desc, unit))
+        return progress.silent_progress(total, desc, unit)
+
+    writable.progress = recording
+    writable.maintenance.reindex()
+    writable.maintenance.purge()
+    assert ("reindexing", "session") in made
+    assert {"document", "vector"} <= {unit for _, unit in made}
+    caplog.set_level("INFO", logger="recall.progress")
+    lines = progress.make_progress(3, "reindexing", "session")
+    monkeypatch.setattr(lines, "every", 0.0, raising=False)
+    lines.update()
+    assert "reindexing: 1/3 sessions" in caplog.text
+
+
+def _export(session_id: str, last_day: str, words: str) -> str:
+    """One account's export: the same conversation, its last message on `last_day`."""
+    return json.dumps({"sessionId": session_id, "date": "2026-01-05", "messages": [
+        {"role": "user", "content": "plan the Lisbon trip", "time": "2026-01-05T09:00:00Z"},
+        {"role": "assistant", "content": words, "time": f"{last_day}T09:00:00Z"}]})
+
+
+def test_an_older_export_read_later_does_not_replace_the_newer_copy(tmp_path: Path) -> None:
+    newer, older = tmp_path / "export-march", tmp_path / "export-january"
+    newer.mkdir()
+    older.mkdir()
+    (newer / "conversations.json").write_text(_export("trip", "2026-03-02", "we booked Porto too"))
+    (older / "conversations.json").write_text(_export("trip", "2026-01-06", "Lisbon only"))
+    service = make_service(tmp_path / "home")
+    assert service.index([newer]).indexed == 1
+    report = service.index([older])  # another file, read later, with an older copy
+    assert report.indexed == 0 and report.older_copies == 1 and not report.rejected
+    assert service.session("trip").messages[-1].content == "we booked Porto too"
+
+
+@pytest.mark.parametrize("order", [["a-older", "b-newer"], ["a-newer", "b-older"]])
+def test_of_two_copies_in_one_run_the_newer_one_is_kept(tmp_path: Path, order: list[str]) -> None:
+    folder = tmp_path / "in"
+    folder.mkdir()
+    for name in order:
+        words = "we booked Porto too" if name.endswith("newer") else "Lisbon only"
+        day = "2026-03-02" if name.endswith("newer") else "2026-01-06"
+        (folder / f"{name}.json").write_text(_export("trip", day, words))
+    service = make_service(tmp_path / "home")
+    report = service.index([folder])
+    assert not report.rejected
+    assert service.session("trip").messages[-1].content == "we booked Porto too"
+    agreement(service)
+
+
+def test_a_file_read_before_and_trimmed_since_replaces_its_session(tmp_path: Path) -> None:
+    folder = tmp_path / "in"
+    folder.mkdir()
+    (folder / "s.json").write_text(_export("trip", "2026-03-02", "we booked Porto too"))
+    service = make_service(tmp_path / "home")
+    service.index([folder])
+    (folder / "s.json").write_text(_export("trip", "2026-01-06", "Lisbon only"))  # edited
+    assert service.index([folder]).indexed == 1
+    assert service.session("trip").messages[-1].content == "Lisbon only"

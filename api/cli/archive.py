@@ -15,7 +15,7 @@ from search.dates import check_day
 
 if TYPE_CHECKING:
     from api.service import RecallService
-    from api.service.indexing import ImportPreview
+    from api.service.indexing import ImportPreview, IndexResult
 
 __all__ = ["COMMANDS"]
 
@@ -44,10 +44,15 @@ def index(service: RecallService, paths: tuple[Path, ...], strict: bool, as_json
             print(f"rejected {r.path}: {r.reason}", file=sys.stderr)
         print(f"indexed {report.indexed} sessions ({report.messages} messages), "
               f"{report.unchanged} unchanged, {len(report.rejected)} rejected, "
-              f"{sum(report.redacted.values())} secrets redacted, in {report.seconds:.1f}s")
-    nothing_read = report.indexed + report.unchanged == 0 and (report.rejected or report.files == 0)
+              f"{sum(report.redacted.values())} secrets redacted, in {report.seconds:.1f}s"
+              + _older(report))
     if missing and not report.files:
         return 1
+    if not report.files:  # nothing to do is not a failure (a new or emptied inbox)
+        print("recall: no transcript files found under " + ", ".join(map(str, paths)),
+              file=sys.stderr)
+        return 0
+    nothing_read = report.indexed + report.unchanged == 0 and bool(report.rejected)
     return 1 if nothing_read or (strict and (report.rejected or missing)) else 0
 
 
@@ -144,7 +149,7 @@ def _import_format(service: RecallService, fmt: str, paths: tuple[Path, ...],
         print(f"{fmt}: read {report.files} files; indexed {report.indexed} sessions "
               f"({report.messages} messages), {report.unchanged} unchanged, "
               f"{len(report.rejected)} rejected, {sum(report.redacted.values())} secrets redacted, "
-              f"in {report.seconds:.1f}s")
+              f"in {report.seconds:.1f}s" + _older(report))
     nothing_read = report.indexed + report.unchanged == 0 and bool(report.rejected)
     return (1 if nothing_read or (strict and (report.rejected or missing)) else 0), report
 
@@ -283,4 +288,10 @@ def stats(service: RecallService, as_json: bool) -> int:
     return 0
 
 
+def _older(report: IndexResult) -> str:
+    return (f"; {report.older_copies} older copies of sessions already read left out"
+            if report.older_copies else "")
+
+
 COMMANDS = [index, import_, sources, delete, reindex, check, stats]
+

@@ -25,6 +25,7 @@ class IndexResult(msgspec.Struct, omit_defaults=True):
     snapshots: int
     redacted: dict[str, int]  # secrets redacted, by kind
     format: str | None = None  # set by an import
+    older_copies: int = 0  # sessions left out because a newer copy was read or archived
 
     @classmethod
     def of(cls, report: IndexReport, format: str | None = None) -> IndexResult:
@@ -32,7 +33,8 @@ class IndexResult(msgspec.Struct, omit_defaults=True):
                    rejected=[Rejected(r.path, r.reason) for r in report.rejected],
                    seconds=round(report.seconds, 3), messages=report.messages,
                    files=report.files, snapshots=report.snapshots,
-                   redacted=dict(report.redacted), format=format)
+                   redacted=dict(report.redacted), format=format,
+                   older_copies=report.older_copies)
 
 
 class ImportPreview(msgspec.Struct):

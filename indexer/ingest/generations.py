@@ -127,7 +127,7 @@ class Generations:
                 gen = Generation.create(self.data.generation(name), self.embedder.name,
                                         self.embedder.dim)
                 archive_files = sorted(self.data.archive.rglob("*.json"))
-                bar = self.progress(len(archive_files), "reindexing")
+                bar = self.progress(len(archive_files), "reindexing", "session")
                 batch: list[Prepared] = []
                 seen: set[str] = set()  # a session archived twice (a crash mid-move) counts once
 

@@ -22,13 +22,14 @@ from indexer.formats.sources import (
     normalize,
     quarantine,
 )
+from indexer.ingest.copies import archived_last_activity, last_activity
 from indexer.ingest.progress import Progress
 from indexer.ingest.report import IndexReport
 from indexer.memories.extract import extract_memories
 from indexer.stores.layout import DataDir
 from indexer.stores.memories import MemoryStore
 from indexer.stores.snapshots import SnapshotStore
-from indexer.stores.state import State
+from indexer.stores.state import SessionRow, State
 from indexer.text.redact import redact_value
 from models import Memory, RecallError, Session, parse_snapshot
 
@@ -36,6 +37,15 @@ __all__ = ["FilePreparer", "Prepared", "archive_hash", "prepare_archived", "prep
            "prepare_rewrites"]
 
 log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class _Claim:
+    """A session read in this run: from which file, its content, when it last had a message."""
+
+    path: str
+    content_hash: str
+    last: float
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,13 +115,13 @@ class FilePreparer:
     def prepare_files(self, files: Iterable[Path], state: State, report: IndexReport,
                       bar: Progress) -> Iterator[Prepared]:
         """The sessions to write from these files, in order; the bar moves on after each file."""
-        claimed: dict[str, tuple[str, str]] = {}  # session id -> (path, hash) this run
+        claimed: dict[str, _Claim] = {}  # session id -> where it was read this run
         for path in files:
             yield from self.prepare_file(path, state, report, claimed)
             bar.update(1)
 
     def prepare_file(self, path: Path, state: State, report: IndexReport,
-                     claimed: dict[str, tuple[str, str]]) -> list[Prepared]:
+                     claimed: dict[str, _Claim]) -> list[Prepared]:
         source = str(path.resolve())
         try:
             data = database.read_unless_database(path)
@@ -138,21 +148,25 @@ class FilePreparer:
                     continue
                 session, archive_bytes, counts = normalize(raw.record, raw.fallback_id)
                 content_hash = archive_hash(archive_bytes)
+                last = last_activity(session)
                 earlier = claimed.get(session.session_id)
-                if earlier and earlier[1] != content_hash:
-                    # that session only: the file's other sessions (a database holds hundreds)
-                    # are not at fault
+                if earlier and earlier.content_hash != content_hash and last == earlier.last:
+                    # two versions and nothing to tell which is newer: that session only (the
+                    # file's other sessions, a database holds hundreds, are not at fault)
                     reason = (f"session id {session.session_id!r} was already read from "
-                              f"{earlier[0]} in this run with different content")
+                              f"{earlier.path} in this run with different content")
                     log.info("rejected %s: %s", path, reason)
                     report.rejected.append(Rejection(str(path), reason))
                     continue
-                if earlier:  # the same session again (a copy): already queued
-                    report.unchanged += 1
+                if earlier and earlier.content_hash == content_hash:
+                    report.unchanged += 1  # the same session again (a copy): already queued
                     continue
-                claimed[session.session_id] = (str(path), content_hash)
-                report.redacted.update(counts)
                 row = state.session(session.session_id)
+                if self._older_copy(path, session.session_id, last, earlier, row, source, state):
+                    report.older_copies += 1
+                    continue
+                claimed[session.session_id] = _Claim(str(path), content_hash, last)
+                report.redacted.update(counts)
                 if row and row.status == "indexed" and row.content_hash == content_hash:
                     report.unchanged += 1
                     unchanged_id = session.session_id
@@ -172,6 +186,26 @@ class FilePreparer:
         except (ValueError, TypeError, OverflowError, RecursionError) as exc:
             self._reject(path, data, f"unreadable session: {exc}", report)
         return []
+
+    def _older_copy(self, path: Path, session_id: str, last: float, earlier: _Claim | None,
+                    row: SessionRow | None, source: str, state: State) -> bool:
+        """Whether this is an older copy of a session than the one read before: earlier in this
+        run, or archived by an earlier run from another file (a file read before and changed
+        since, a transcript trimmed on purpose, replaces its session as always)."""
+        if earlier is not None:
+            newest, where = earlier.last, earlier.path
+        elif row is not None and row.status == "indexed" and state.source_hash(source) is None:
+            archived = archived_last_activity(self.data.archive / row.archive_path)
+            if archived is None:
+                return False
+            newest, where = archived, "the archive"
+        else:
+            return False
+        if last >= newest:
+            return False
+        log.info("%s holds an older copy of session %s than %s: left out", path, session_id,
+                 where)
+        return True
 
     def _reject(self, path: Path, data: bytes | None, reason: str, report: IndexReport) -> None:
         # every caller reports rejections (the CLI prints them, HTTP and MCP return them): the

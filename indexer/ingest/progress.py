@@ -5,7 +5,6 @@ from __future__ import annotations
 import logging
 import sys
 import time
-from collections.abc import Callable
 from typing import Protocol
 
 __all__ = ["Progress", "ProgressFactory", "make_progress", "silent_progress"]
@@ -30,8 +29,8 @@ class _Silent:
 class _LogLines:
     """One log line every few seconds, for logs and CI where a bar would be noise."""
 
-    def __init__(self, total: int, desc: str, every: float = 5.0) -> None:
-        self.total, self.desc, self.every = total, desc, every
+    def __init__(self, total: int, desc: str, unit: str, every: float = 5.0) -> None:
+        self.total, self.desc, self.unit, self.every = total, desc, unit, every
         self.done = 0
         self._last = time.monotonic()
 
@@ -39,22 +38,24 @@ class _LogLines:
         self.done += n
         if time.monotonic() - self._last >= self.every:
             self._last = time.monotonic()
-            log.info("%s: %d/%d", self.desc, self.done, self.total)
+            log.info("%s: %d/%d %ss", self.desc, self.done, self.total, self.unit)
 
     def close(self) -> None:
         pass
 
 
-def silent_progress(total: int, desc: str) -> Progress:
+def silent_progress(total: int, desc: str, unit: str = "file") -> Progress:
     return _Silent()
 
 
-def make_progress(total: int, desc: str) -> Progress:
+def make_progress(total: int, desc: str, unit: str = "file") -> Progress:
+    """A bar counting `unit`s (file, session, document, vector)."""
     if sys.stderr.isatty():
         from tqdm import tqdm
 
-        return tqdm(total=total, desc=desc, unit="file", file=sys.stderr, leave=False)
-    return _LogLines(total, desc)
+        return tqdm(total=total, desc=desc, unit=unit, file=sys.stderr, leave=False)
+    return _LogLines(total, desc, unit)
 
 
-ProgressFactory = Callable[[int, str], Progress]
+class ProgressFactory(Protocol):
+    def __call__(self, total: int, desc: str, unit: str = "file") -> Progress: ...

@@ -20,3 +20,4 @@ class IndexReport:
     files: int = 0
     snapshots: int = 0
     redacted: Counter[str] = field(default_factory=Counter)
+    older_copies: int = 0  # sessions left out: a newer copy was read or archived already

@@ -48,6 +48,9 @@ class BatchWriter:
         """Write sessions as they come, batch_sessions at a time."""
         batch: list[Prepared] = []
         for p in prepared:
+            if any(b.session.session_id == p.session.session_id for b in batch):
+                self.flush(batch, state, gen, report)  # a newer copy replaces the queued one
+                batch = []
             batch.append(p)
             if len(batch) >= batch_sessions:
                 self.flush(batch, state, gen, report)

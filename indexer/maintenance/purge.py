@@ -26,7 +26,7 @@ def copy_generation(source: Generation, target: Generation,
     indexes. Returns how many documents and rows were copied."""
     docs = 0
     batch = []
-    bar = progress(source.keyword.num_docs(), "copying keyword documents")
+    bar = progress(source.keyword.num_docs(), "copying keyword documents", "document")
     for doc in source.keyword.documents():
         batch.append(doc)
         if len(batch) >= KEYWORD_BATCH:
@@ -40,7 +40,7 @@ def copy_generation(source: Generation, target: Generation,
     bar.update(len(batch))
     bar.close()
     rows = 0
-    bar = progress(source.vectors.count(), "copying vectors")
+    bar = progress(source.vectors.count(), "copying vectors", "vector")
     for name, table in source.vectors.tables.items():
         count = table.count_rows()
         if not count:
