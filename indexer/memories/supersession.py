@@ -31,14 +31,16 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from indexer.text.analysis import STOP_WORDS, analyze
 from models import Memory
 
+if TYPE_CHECKING:  # numpy is loaded when links are computed, not when they are read
+    import numpy as np
+
 __all__ = ["LINKED_KINDS", "LINKED_TYPES", "Statement", "Supersession", "changed_types",
-           "explicit_cue", "link_memories", "named_old_values", "relative_similarity",
+           "explicit_cue", "link_memories", "named_old_values",
            "statement_values", "supersedes", "typed_values"]
 
 # the memories whose value can change: decisions, constraints, preferences, facts with a value
@@ -422,6 +424,8 @@ def link_memories(memories: Sequence[Memory], vectors: np.ndarray,
     chosen.sort(key=lambda i: _order(memories[i], position))
     if len(chosen) < 2:
         return []
+    from indexer.memories.rise import RiseRows
+
     statements = [Statement.of(memories[i]) for i in chosen]
     types = [frozenset(kind for kind, _ in s.typed) for s in statements]
     rise = RiseRows(vectors[chosen])
@@ -446,48 +450,17 @@ def _candidates(later: Statement, rises: np.ndarray, types: list[frozenset[str]]
     replaces something, only a change of a value of one type can link, and only where the
     embeddings rise far enough for any rule; with them, one that names the day of the other
     needs no rise."""
+    from indexer.memories.rise import rising
+
     if later.cue is None:
         new_types = {kind for kind, _ in later.new}
         if not new_types:
             return []
-        return [int(a) for a in np.flatnonzero(rises >= MIN_RISE)[::-1] if types[a] & new_types]
+        return [a for a in rising(rises, MIN_RISE) if types[a] & new_types]
     if _ISO_DATE.search(later.memory.text) or any(k == "date" for k, _ in later.typed):
         return list(range(len(rises) - 1, -1, -1))
-    return [int(a) for a in np.flatnonzero(rises >= MIN_RISE)[::-1]]
+    return rising(rises, MIN_RISE)
 
 
 def _one_message(a: Memory, b: Memory, position: dict[str, int]) -> bool:
     return a.session_id == b.session_id and position.get(a.id, 0) == position.get(b.id, 0)
-
-
-def relative_similarity(vectors: np.ndarray) -> np.ndarray:
-    """Each pair's cosine in standard deviations above the mean of both rows (the diagonal
-    left out): the rise over what each memory scores against everything else."""
-    return RiseRows(vectors).rows(0, len(vectors))
-
-
-class RiseRows:
-    """relative_similarity a block of rows at a time, in memory linear in the number of
-    memories: each row's mean and spread are summed block by block first."""
-
-    BLOCK = 512
-
-    def __init__(self, vectors: np.ndarray) -> None:
-        self.vectors = np.asarray(vectors, dtype=np.float32)
-        n = len(self.vectors)
-        total, squares = np.zeros(n), np.zeros(n)
-        for start in range(0, n, self.BLOCK):
-            sims = (self.vectors[start:start + self.BLOCK] @ self.vectors.T).astype(np.float64)
-            total[start:start + len(sims)] = sims.sum(axis=1)
-            squares[start:start + len(sims)] = (sims ** 2).sum(axis=1)
-        self_sims = (self.vectors.astype(np.float64) ** 2).sum(axis=1)
-        self.mean = (total - self_sims) / max(1, n - 1)
-        variance = (squares - self_sims ** 2) / max(1, n - 1) - self.mean ** 2
-        self.spread = np.sqrt(np.maximum(variance, 1e-12))
-
-    def rows(self, start: int, stop: int) -> np.ndarray:
-        """Rows start..stop-1 of the rise, each against every memory."""
-        sims = (self.vectors[start:stop] @ self.vectors.T).astype(np.float64)
-        z_rows = (sims - self.mean[start:stop, None]) / self.spread[start:stop, None]
-        z_cols = (sims - self.mean[None, :]) / self.spread[None, :]
-        return (z_rows + z_cols) / 2

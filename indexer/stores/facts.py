@@ -13,14 +13,17 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import msgspec
-import numpy as np
 
 from indexer.memories.supersession import LINKED_KINDS, LINKED_TYPES, Supersession, link_memories
 from indexer.stores.layout import DataDir
 from indexer.stores.sqlite import SQLiteStore, transaction
 from models import Memory, Session
+
+if TYPE_CHECKING:  # numpy is loaded by the writer, not by a search that reads the links
+    import numpy as np
 
 __all__ = ["FactStore", "Statement", "is_linked", "statements_of"]
 
@@ -81,6 +84,8 @@ class FactStore(SQLiteStore):
     # statements: written by the ingest batch, forgotten with sessions or pruned memories
     def put_sessions(self, items: Iterable[tuple[str, Sequence[Statement]]]) -> None:
         """Replace the statements of each session with these (none: the session has none)."""
+        import numpy as np
+
         rows = []
         sessions = []
         for session_id, statements in items:
@@ -140,6 +145,8 @@ class FactStore(SQLiteStore):
 
     def statements(self) -> list[Statement]:
         """Every statement, oldest first (by session date, session, place in the session)."""
+        import numpy as np
+
         rows = self._db.execute("SELECT memory, position, vector FROM statements "
                                 "ORDER BY session_date, session_id, position, memory_id")
         return [Statement(_DECODE_MEMORY.decode(m), p, np.frombuffer(v, dtype=np.float32))
@@ -165,6 +172,8 @@ class FactStore(SQLiteStore):
 
     def relink(self) -> int:
         """Recompute every link from the statements; returns how many there are."""
+        import numpy as np
+
         statements = self.statements()
         links: list[Supersession] = []
         if len(statements) >= 2:
