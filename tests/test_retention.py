@@ -134,6 +134,18 @@ def test_apply_trims_and_keeps_summary_and_memories_searchable(trimmed_home: Rec
     assert long.decisions == (Decision(text="use the heron logo"),)  # no context
 
 
+def test_a_trimmed_session_is_listed_with_the_messages_it_had(trimmed_home: RecallService) -> None:
+    trimmed_home.maintenance.retention(full_days=7, summary_days=30, today=AS_OF, apply=True)
+    listed = {s.session_id: s for s in trimmed_home.list_sessions(limit=100).sessions}
+    style = listed["t-style"]
+    assert style.message_count == 0  # what the archive holds now...
+    assert style.trimmed is not None  # ...and what it held
+    assert (style.trimmed.tier, style.trimmed.message_count) == ("compressed", 4)
+    trimmed_home.maintenance.reindex()  # the state is rebuilt from the archive: still said
+    again = {s.session_id: s for s in trimmed_home.list_sessions(limit=100).sessions}
+    assert again["t-style"].trimmed == style.trimmed
+
+
 def test_reindex_keeps_trimmed_sessions(trimmed_home: RecallService) -> None:
     trimmed_home.maintenance.retention(full_days=7, summary_days=30, today=AS_OF, apply=True)
     memories = MemoryStore(trimmed_home.data).load("t-style")

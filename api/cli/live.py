@@ -15,6 +15,7 @@ from models import STATUSES, InvalidInput
 if TYPE_CHECKING:
     from api.service import RecallService
     from api.service.live import LiveSession
+    from api.service.sessions import SessionSummary
 
 __all__ = ["COMMANDS"]
 
@@ -124,9 +125,15 @@ def session_list(service: RecallService, status: str | None, category: str | Non
         return 0
     for s in page.sessions:
         print(f"{s.session_id}  {s.date}  {s.status:<9}  {s.channel or '-'}  "
-              f"{s.category or '-'}  {s.message_count} messages  {s.title or ''}".rstrip())
+              f"{s.category or '-'}  {_message_count(s)}  {s.title or ''}".rstrip())
     print(f"{page.total} sessions", file=sys.stderr)
     return 0
+
+
+def _message_count(s: SessionSummary) -> str:
+    if s.trimmed is None:
+        return f"{s.message_count} messages"
+    return f"{s.message_count} of {s.trimmed.message_count} messages ({s.trimmed.tier} tier)"
 
 
 session.add_command(show)  # `recall session show` is `recall show`

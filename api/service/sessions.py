@@ -55,6 +55,13 @@ class ArchivedSession(Session, frozen=True, omit_defaults=True, rename="camel"):
     estimated_tokens: int | None = None
 
 
+class Trimmed(msgspec.Struct):
+    """A session the retention policy trimmed: its tier and the messages it had before."""
+
+    tier: str
+    message_count: int
+
+
 class SessionSummary(msgspec.Struct):
     session_id: str
     date: str
@@ -66,6 +73,7 @@ class SessionSummary(msgspec.Struct):
     message_count: int
     category: str | None
     status: SessionStatus  # a session ingested from a file is archived
+    trimmed: Trimmed | None = None  # message_count is what is left; this, what there was
 
 
 class SessionList(msgspec.Struct):
@@ -156,7 +164,8 @@ def list_sessions(data: DataDir, *, since: str | None = None, until: str | None 
         if channel and (row.channel or "").lower() != channel.lower():
             continue
         meta: dict[str, Any] = {"participants": [], "topics": [], "title": None,
-                                "summary": None, "category": None, "status": None}
+                                "summary": None, "category": None, "status": None,
+                                "trimmed": None}
         meta.update(json.loads(row.meta))
         if participant and participant.lower() not in (p.lower() for p in meta["participants"]):
             continue
@@ -167,7 +176,8 @@ def list_sessions(data: DataDir, *, since: str | None = None, until: str | None 
             session_id=row.session_id, date=row.date, channel=row.channel,
             participants=meta["participants"], topics=meta["topics"], title=meta["title"],
             summary=meta["summary"], message_count=row.message_count,
-            category=meta["category"], status=status_of(meta["status"])))
+            category=meta["category"], status=status_of(meta["status"]),
+            trimmed=msgspec.convert(meta["trimmed"], Trimmed) if meta["trimmed"] else None))
     return SessionList(summaries[offset : offset + limit], len(summaries), limit, offset)
 
 

@@ -142,7 +142,11 @@ def archive_relative(data: DataDir, path: Path) -> str:
 
 def session_meta(session: Session) -> str:
     """What session listings show without opening the archive file."""
-    return json.dumps({"participants": list(session.participants), "topics": list(session.topics),
-                       "title": session.title, "summary": session.summary,
-                       "category": session.category, "status": session.status},
-                      ensure_ascii=False)
+    meta: dict[str, object] = {"participants": list(session.participants),
+                               "topics": list(session.topics),
+                               "title": session.title, "summary": session.summary,
+                               "category": session.category, "status": session.status}
+    if session.retention is not None:  # what a listing says of a trimmed session
+        meta["trimmed"] = {"tier": session.retention.tier,
+                           "message_count": session.retention.message_count}
+    return json.dumps(meta, ensure_ascii=False)

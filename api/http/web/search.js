@@ -132,7 +132,9 @@ async function renderRecent(state, view, seq) {
       return el("li", { class: "result nav-item", tabindex: "0", "data-href": href, "data-session": s.session_id },
         el("div", { class: "meta" }, el("time", { datetime: s.date }, s.date),
           s.channel && el("span", { class: "channel" }, s.channel),
-          el("span", {}, count("session.messages", s.message_count))),
+          el("span", {}, s.trimmed
+            ? t("session.trimmed", { n: s.message_count, was: s.trimmed.message_count, tier: s.trimmed.tier })
+            : count("session.messages", s.message_count))),
         el("a", { class: "title", href, tabindex: "-1" }, s.title || s.summary || s.topics.join(" · ") || s.session_id),
         s.topics.length > 0 && el("p", { class: "topics" }, s.topics.map((topic) => el("span", { class: "chip" }, topic))));
     })),
