@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from indexer.text.redact_rules import MARKER_PREFIX, RULES, Find, Token, Value
+from indexer.text.redact_rules_base import Anchored
 
 __all__ = ["Redaction", "find_secrets", "redact_text", "redact_value"]
 
@@ -45,14 +46,19 @@ def _chain(*finders: _Finder) -> _Finder:
 
 
 def _regex_finder(
-    kind: str, pattern: re.Pattern[str], check: Callable[[str, re.Match[str]], bool] | None = None
+    kind: str,
+    pattern: re.Pattern[str],
+    check: Callable[[str, re.Match[str]], bool] | None = None,
+    matches: Callable[[str], Iterator[re.Match[str]]] | None = None,
 ) -> _Finder:
     """A finding is the first value group (named v...) that took part, else the whole match;
-    with a check, the value is trimmed and must pass it."""
+    with a check, the value is trimmed and must pass it. matches (default: pattern.finditer)
+    gives the matches to consider."""
     groups = [name for name in pattern.groupindex if name.startswith("v")]
+    each = matches or pattern.finditer
 
     def find(text: str) -> Iterator[Redaction]:
-        for m in pattern.finditer(text):
+        for m in each(text):
             name = next((g for g in groups if m.group(g) is not None), None)
             start, end = m.span(name) if name else m.span()
             value = text[start:end]
@@ -71,6 +77,9 @@ def _trim(value: str, m: re.Match[str]) -> str:
     # belong to the text around the value, not to the secret.
     if "bold" in m.re.groupindex and value.endswith("**") and value.strip("*"):
         value = value.rstrip("*")
+    # An unquoted labelled value (redact_rules_kv.py) ends before a sentence's full stop.
+    if "trim" in m.re.groupindex and m.group("trim") is not None:
+        value = value.rstrip(".:")
     for open_, close in ("()", "[]", "{}"):
         excess = value.count(close) - value.count(open_)
         end = len(value)
@@ -104,9 +113,46 @@ def _spans(spans: Callable[[str], Iterator[tuple[str, int, int]]]) -> _Finder:
     return find
 
 
+_DENSE = 200  # one word per this many characters or more: scan rather than anchor
+
+
+def _anchored_matches(how: Anchored) -> Callable[[str], Iterator[re.Match[str]]]:
+    """Matches of how.pattern tried only at the identifiers holding one of how.words."""
+
+    def matches(text: str) -> Iterator[re.Match[str]]:
+        low = text.lower()
+        # Scan it all when lowercasing moved offsets (rare letters), or when the words are so
+        # dense (hostile input) that one regex scan is cheaper than a match per occurrence.
+        if len(low) != len(text) or sum(map(low.count, how.words)) > len(text) // _DENSE:
+            yield from how.pattern.finditer(text)
+            return
+        starts = set()
+        for word in how.words:
+            at = low.find(word)
+            while at >= 0:
+                starts.add(_identifier_start(text, at, how.name_chars))
+                at = low.find(word, at + len(word))
+        end = 0
+        for start in sorted(starts):
+            if start >= end and (m := how.pattern.match(text, start)) is not None:
+                end = m.end()
+                yield m
+
+    return matches
+
+
+def _identifier_start(text: str, at: int, name_chars: str) -> int:
+    stop = max(0, at - 64)
+    while at > stop and text[at - 1] in name_chars:
+        at -= 1
+    return at
+
+
 def _finder(kind: str, how: Find) -> _Finder:
     if isinstance(how, Value):
         return _regex_finder(kind, how.pattern, how.check)
+    if isinstance(how, Anchored):
+        return _regex_finder(kind, how.pattern, how.check, _anchored_matches(how))
     if isinstance(how, Token):
         return _prefixed(kind, how.pattern, how.check)
     if isinstance(how, tuple):
@@ -138,35 +184,64 @@ def _merge(accepted: list[Redaction], candidates: list[Redaction]) -> list[Redac
     return out
 
 
+# Characters from rarest to commonest in ordinary chat text (letters by English frequency, "."
+# among the commonest: nearly every message has one); any other character (CJK, most
+# punctuation) counts as rarer than all of them.
+_COMMONNESS = "_=:/0123456789-QZXJKVBPYGFWMUCLDRHSNIOATE.qzxjkvbpygfwmucldrhsnioate "
+
+
+def _gate(needle: str) -> str:
+    """The needle's rarest character: a text without it cannot hold the needle."""
+    return min(needle, key=_COMMONNESS.find)
+
+
+def _needle_table() -> tuple[tuple[str, bool, tuple[tuple[str, int], ...]], ...]:
+    """Distinct triggers grouped by their rarest character: (gate, folded, ((needle, mask),
+    ...)); folded needles are looked up in the lowercased text, and bit i of a mask is
+    _RULES[i]."""
+    masks: dict[tuple[str, bool], int] = {}
+    for i, rule in enumerate(_RULES):
+        for needle, folded in [(n, False) for n in rule.triggers] + [
+                (n, True) for n in rule.itriggers]:
+            masks[needle, folded] = masks.get((needle, folded), 0) | 1 << i
+    gates: dict[tuple[str, bool], list[tuple[str, int]]] = {}
+    for (needle, folded), mask in masks.items():
+        gates.setdefault((_gate(needle), folded), []).append((needle, mask))
+    table = [(gate, folded, tuple(group)) for (gate, folded), group in gates.items()]
+    return tuple(sorted(table, key=lambda row: not row[0].isascii()))  # ASCII gates first
+
+
+# Each distinct trigger is tested at most once per text, and only when its rarest character
+# occurs: the prefilter's cost stays flat as the catalogue grows (most texts hold no trigger).
+# An ASCII text stops before the first non-ASCII gate (Chinese labels).
+_NEEDLES = _needle_table()
+_ASCII_NEEDLES = tuple(row for row in _NEEDLES if row[0].isascii())
+
+
 def find_secrets(text: str) -> list[Redaction]:
     """Non-overlapping findings of one pass over text, sorted by position.
 
     redact_text repeats passes over its own output; this is the first one, with offsets into
     the text given.
     """
-    low: str | None = None  # lowercased only when a case-insensitive trigger is needed
-    active = []
-    for rule in _RULES:
-        if _holds_any(text, rule.triggers):
-            active.append(rule)
-        elif rule.itriggers:
-            if low is None:
-                low = text.lower()
-            if _holds_any(low, rule.itriggers):
-                active.append(rule)
+    low = text.lower()
+    active = 0
+    for gate, folded, group in _ASCII_NEEDLES if text.isascii() else _NEEDLES:
+        hay = low if folded else text
+        if gate in hay:
+            for needle, mask in group:
+                if needle in hay:
+                    active |= mask
     found: list[Redaction] = []
-    for rule in active:  # in priority order
-        candidates = sorted(rule.find(text), key=lambda r: r.start)
-        if candidates:
-            found = _merge(found, candidates)
+    i = 0
+    while active:  # in priority order
+        if active & 1:
+            candidates = sorted(_RULES[i].find(text), key=lambda r: r.start)
+            if candidates:
+                found = _merge(found, candidates)
+        active >>= 1
+        i += 1
     return found
-
-
-def _holds_any(text: str, needles: tuple[str, ...]) -> bool:
-    for needle in needles:  # a plain loop: any() over a generator costs twice as much here
-        if needle in text:
-            return True
-    return False
 
 
 # A pass can uncover a secret it had to skip: a token whose body ran into a higher-priority

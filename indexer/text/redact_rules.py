@@ -1,81 +1,27 @@
-"""The redactor's catalogue: for each kind of secret, the regexes that find it and its checks."""
+"""The redactor's catalogue: for each kind of secret, the regexes that find it and its checks.
+
+This module holds the original formats and assembles RULES in priority order: its own vendor
+tokens, more vendor formats (redact_rules_providers.py), private keys, AWS, JWTs, URL and
+labelled passwords, then labelled values of any secret-sounding name (redact_rules_kv.py).
+Shared building blocks live in redact_rules_base.py.
+"""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Iterator
+
+from indexer.text.redact_rules_base import DIGIT as _DIGIT
+from indexer.text.redact_rules_base import LOWER as _LOWER
+from indexer.text.redact_rules_base import MARKER_PREFIX, Find, Rule, Token, Value
+from indexer.text.redact_rules_base import UPPER as _UPPER
+from indexer.text.redact_rules_base import label as _label
+from indexer.text.redact_rules_base import low_diversity as _low_diversity
+from indexer.text.redact_rules_base import word as _word
+from indexer.text.redact_rules_kv import KV_RULES
+from indexer.text.redact_rules_providers import PROVIDER_RULES
 
 __all__ = ["MARKER_PREFIX", "RULES", "Find", "Rule", "Token", "Value"]
-
-# Markers start with "[" and end with "]"; no pattern below lets a value start with "[" or a
-# label be followed by "]", so redacted text never matches again (idempotence).
-MARKER_PREFIX = "[REDACTED:"
-
-
-@dataclass(frozen=True, slots=True)
-class Value:  # the first value group (named v...) that took part, else the whole match
-    pattern: re.Pattern[str]
-    check: Callable[[str, re.Match[str]], bool] | None = None  # the value, trimmed, must pass it
-
-
-@dataclass(frozen=True, slots=True)
-class Token:  # the whole token, prefix and body, if the body (group v) passes check
-    pattern: re.Pattern[str]
-    check: Callable[[str, re.Match[str]], bool]
-
-
-Find = Value | Token | tuple[Value, ...] | Callable[[str], Iterator[tuple[str, int, int]]]
-
-
-@dataclass(frozen=True, slots=True)
-class Rule:
-    kind: str
-    find: Find  # a tuple is tried in turn; a function yields (kind, start, end)
-    triggers: tuple[str, ...] = ()  # case-sensitive substrings, any of which must occur
-    itriggers: tuple[str, ...] = ()  # lowercase substrings looked up in text.lower()
-
-
-_DIGIT = re.compile(r"[0-9]")
-_UPPER = re.compile(r"[A-Z]")
-_LOWER = re.compile(r"[a-z]")
-
-
-def _low_diversity(value: str) -> bool:
-    # xxxxxxxx, ********, 00000000: placeholders and masks, not secrets
-    return len(set(value.lower())) < 4
-
-
-def _not_after(before: str, width: int) -> str:
-    """Lookbehind for use right after a literal of this width: the character before the
-    literal is not in [before], or is the n/r/t of a JSON escape (raw "...\\npassword: x")."""
-    return f"(?:(?<![{before}].{{{width}}})|(?<=\\\\[nrt].{{{width}}}))"
-
-
-def _word(*literals: str, before: str = "A-Za-z0-9") -> str:
-    """Alternation of literals, each not preceded by a [before] character.
-
-    The check is a lookbehind placed after the literal: a leading lookbehind would stop the
-    regex engine from jumping straight to occurrences of a literal prefix (about 20x slower).
-    """
-    alts = [
-        re.escape(lit) + _not_after(before, len(lit))
-        for lit in sorted(literals, key=len, reverse=True)
-    ]
-    return f"(?:{'|'.join(alts)})"
-
-
-def _label(before: str, *words: str) -> str:
-    """Case-insensitive alternation of label regexes, each not preceded by a [before] character.
-
-    Built as "[Xx..](?<![before].)(?i:(?<=x)rest|..)": a leading plain character set lets the
-    engine skip to candidate positions; a case-insensitive alternation of many words would be
-    tried at every position (10x slower on large texts).
-    """
-    firsts = sorted({w[0].lower() for w in words})
-    branches = "|".join(f"(?<={w[0]}){w[1:]}" for w in words)
-    return f"[{''.join(c + c.upper() for c in firsts)}]{_not_after(before, 1)}(?i:{branches})"
-
 
 # --- token formats with a recognisable prefix --------------------------------------------------
 # Possessive quantifiers (Python 3.11+) keep every scan linear: a run is never re-split.
@@ -152,6 +98,15 @@ _SLACK_WEBHOOK = re.compile(
     r"hooks\.slack\.com/(?:services|workflows|triggers)/(?P<v>[A-Za-z0-9_/-]{20,}+)"
 )
 _HUGGINGFACE = re.compile(_word("hf_", before="A-Za-z0-9_") + r"(?P<v>[A-Za-z0-9]{30,}+)")
+
+
+def _hf_ok(v: str, m: re.Match[str]) -> bool:
+    # Hugging Face token bodies are 34 random letters of both cases, often without a digit
+    if _low_diversity(v):
+        return False
+    return bool(_DIGIT.search(v)) or bool(_UPPER.search(v) and _LOWER.search(v))
+
+
 _NPM = re.compile(_word("npm_", before="A-Za-z0-9_") + r"(?P<v>[A-Za-z0-9]{36,}+)")
 _SENDGRID = re.compile(
     _word("SG.", before="A-Za-z0-9_.-") + r"(?P<v>[A-Za-z0-9_-]{16,}+\.[A-Za-z0-9_-]{16,}+)"
@@ -325,7 +280,8 @@ def _prose_pw_ok(v: str, m: re.Match[str]) -> bool:
 # Values that are type hints, literals or a word of prose ("your password: it must ..."),
 # never a password worth hiding.
 _PW_STOPWORDS = frozenset(
-    ["str", "string", "none", "null", "nil", "true", "false", "bool", "boolean", "int", "bytes", "any", "object", "undefined", "optional", "required", "secretstr", "text", "varchar", "char", "password", "passwd", "pwd", "pass", "a", "an", "the", "it", "is", "are", "be", "must", "should", "will", "can", "cannot", "not", "to", "at", "of", "in", "on", "for", "your", "my", "our", "their", "this", "that", "these", "those", "same", "see", "use", "enter", "empty", "blank", "hidden", "unknown"]
+    ["str", "string", "none", "null", "nil", "true", "false", "bool", "boolean", "int", "bytes", "any", "object", "undefined", "optional", "required", "secretstr", "text", "varchar", "char", "password", "passwd", "pwd", "pass", "a", "an", "the", "it", "is", "are", "be", "must", "should", "will", "can", "cannot", "not", "to", "at", "of", "in", "on", "for", "your", "my", "our", "their", "this", "that", "these", "those", "same", "see", "use", "enter", "empty", "blank", "hidden", "unknown",
+     "changeme", "change_me", "changeit"]
 )
 _PW_CODE = re.compile(
     r"[A-Za-z_][\w.]*[(\[].*"  # a call or subscript: getpass(), os.environ["DB_PASSWORD"]
@@ -341,8 +297,25 @@ def _password_ok(v: str, m: re.Match[str]) -> bool:
         return False
     if v.lower() in _PW_STOPWORDS or _PW_CODE.fullmatch(v):  # type hints and code, not values
         return False
+    if _YAML_TAG.fullmatch(v):  # password: !vault | (an Ansible vault block follows)
+        return False
     # masks and placeholders: ****, xxx
     return not (set(v) <= set("*•●·.") or len(v) >= 3 and len(set(v.lower())) == 1)
+
+
+_YAML_TAG = re.compile(r"!!?[a-z]+")
+_CJK_CHAR = re.compile(r"[\u2e80-\u9fff]")
+
+
+def _zh_password_ok(v: str, m: re.Match[str]) -> bool:
+    # 密码是8位数字 / 密码为6个字符: a number or a short run followed by Chinese is a rule
+    # about the password, not the password
+    after = m.string[m.start("v5") + len(v): m.start("v5") + len(v) + 1] if m.group("v5") else ""
+    if after and _CJK_CHAR.match(after) and (v.isdigit() or len(v) < 4):
+        return False
+    if v.isdigit() and len(v) < 4:  # 密码是 123 吗: too short to be anyone's password
+        return False
+    return _password_ok(v, m)
 
 
 _GENERIC = re.compile(
@@ -354,12 +327,21 @@ _GENERIC = re.compile(
     + r"?(?P<v>[A-Za-z0-9_./+=-]{16,}+)"
 )
 _LETTERS = re.compile(r"[A-Za-z]+")
+# What may follow a generic secret's value: the end of the value, not more of it.
+_VALUE_END = re.compile(r"[\s\"'`,;&)\]}<\\\u2e80-\u9fff\uff00-\uffef]")
+
+
+def _runs_on(m: re.Match[str]) -> bool:
+    end = m.end("v")
+    return end < len(m.string) and not _VALUE_END.match(m.string, end)
 
 
 def _generic_ok(v: str, m: re.Match[str]) -> bool:
     if v[0] in "./" or _low_diversity(v):  # file paths, placeholders
         return False
     if m.end("v") < len(m.string) and m.string[m.end("v")] in "([":  # token=tokenizer.encode(
+        return False
+    if _runs_on(m):  # SECRET_KEY=abc#$%...: only part of the value; labelled_secret takes it
         return False
     if _DIGIT.search(v):
         return True
@@ -383,16 +365,18 @@ RULES: tuple[Rule, ...] = (
     Rule("google_api_key", Value(_GOOGLE_KEY), triggers=("AIza",)),
     Rule("google_oauth_token", Token(_GOOGLE_OAUTH, _prefixed_key_ok), triggers=("ya29.",)),
     Rule("slack_webhook", Value(_SLACK_WEBHOOK), triggers=("hooks.slack.com",)),
-    Rule("huggingface_token", Token(_HUGGINGFACE, _prefixed_key_ok), triggers=("hf_",)),
+    Rule("huggingface_token", Token(_HUGGINGFACE, _hf_ok), triggers=("hf_",)),
     Rule("npm_token", Token(_NPM, _prefixed_key_ok), triggers=("npm_",)),
     Rule("sendgrid_key", Token(_SENDGRID, _prefixed_key_ok), triggers=("SG.",)),
     Rule("digitalocean_token", Value(_DIGITALOCEAN), triggers=("_v1_",)),
+    *PROVIDER_RULES,
     Rule("aws_access_key", _aws_keys, triggers=("AKIA", "ASIA")),
     Rule("aws_secret_key", Value(_AWS_SECRET_LABELLED, _aws_labelled_ok), itriggers=("secret",)),
     Rule("jwt", Value(_JWT), triggers=("eyJ",)),
     Rule("url_password", Value(_URL_PASSWORD, _url_password_ok), triggers=("://",)),
-    Rule("password", (Value(_PASSWORD, _password_ok), Value(_PASSWORD_ZH, _password_ok),
+    Rule("password", (Value(_PASSWORD, _password_ok), Value(_PASSWORD_ZH, _zh_password_ok),
                       Value(_PASSWORD_PROSE, _prose_pw_ok)),
-         triggers=("密码", "密碼"), itriggers=("passw", "pwd")),
+         triggers=("密码", "密碼"), itriggers=("passw", "pwd", "passphrase", "passcode")),
     Rule("generic_secret", Value(_GENERIC, _generic_ok), itriggers=("key", "secret", "token")),
+    *KV_RULES,
 )

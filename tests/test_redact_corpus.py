@@ -1,0 +1,116 @@
+"""The redactor on the labelled corpus in tests/data/secrets/: at least 98% of the made-up
+credentials (80+ kinds, English and Chinese, config/shell/log/prose/JSON) are redacted, and at
+most 1% of the tricky non-secrets are changed."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from indexer.text.redact import redact_text
+
+DATA = Path(__file__).parent / "data" / "secrets"
+
+
+def _load(name: str) -> list[dict[str, str]]:
+    with (DATA / name).open(encoding="utf-8") as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+SECRETS = _load("credentials.jsonl")
+NON_SECRETS = _load("non_secrets.jsonl")
+
+
+def test_the_corpus_is_broad() -> None:
+    assert len({c["kind"] for c in SECRETS}) >= 80
+    assert {c["lang"] for c in SECRETS} == {"en", "zh"}
+    assert {"config", "shell", "log", "prose", "json", "yaml", "env"} <= {
+        c["context"] for c in SECRETS}
+    assert len(NON_SECRETS) >= 200
+    assert all(c["secret"] in c["text"] for c in SECRETS)
+
+
+def _missed(cases: list[dict[str, str]]) -> list[str]:
+    # kinds only: a failure message never shows a secret, even a made-up one
+    return [c["kind"] for c in cases if c["secret"] in redact_text(c["text"])[0]]
+
+
+def test_at_least_98_percent_of_credentials_are_redacted() -> None:
+    missed = _missed(SECRETS)
+    assert len(missed) <= 0.02 * len(SECRETS), missed
+
+
+# Kinds the redactor is known to miss today (none): a rule removed or weakened shows up here
+# even when the overall rate stays above 98%.
+KNOWN_MISSES: set[str] = set()
+
+
+def test_no_kind_is_missed_beyond_the_known_ones() -> None:
+    assert set(_missed(SECRETS)) <= KNOWN_MISSES
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_each_language_reaches_98_percent(lang: str) -> None:
+    cases = [c for c in SECRETS if c["lang"] == lang]
+    missed = _missed(cases)
+    assert len(missed) <= 0.02 * len(cases), missed
+
+
+def test_at_most_1_percent_of_non_secrets_change() -> None:
+    changed = [(c["kind"], redact_text(c["text"])[0]) for c in NON_SECRETS
+               if redact_text(c["text"])[0] != c["text"]]
+    assert len(changed) <= 0.01 * len(NON_SECRETS), changed
+
+
+def test_only_the_value_goes_and_the_name_stays() -> None:
+    for text, name in [("数据库密码：春天Ab12cd2024!", "数据库密码："),
+                       ("DEBUG=0\nSECRET_KEY=k#3x!p9@w2^v8(z)q$m7&n1*r5+t0=y4", "SECRET_KEY="),
+                       ("口令是 Qw3rty2026xx，下周换", "口令是 "),
+                       ("--client-secret Zx9Yw8Vu7Ts6Rq5Po4", "--client-secret ")]:
+        out, counts = redact_text(text)
+        assert name in out and "[REDACTED:" in out and sum(counts.values()) == 1, out
+
+
+# Corpus kind -> the rule that must name it: a vendor rule removed would otherwise go unnoticed
+# when a labelled-value rule still catches its token.
+VENDOR_KINDS = {
+    "huggingface_token": "huggingface_token", "azure_storage_account_key": "azure_key",
+    "azure_service_bus_key": "azure_key", "azure_sas_signature": "azure_sas",
+    "shopify_admin_token": "shopify_token", "shopify_shared_secret": "shopify_token",
+    "atlassian_api_token": "atlassian_token", "google_client_secret": "google_client_secret",
+    "telegram_bot_token": "telegram_bot_token", "discord_bot_token": "discord_token",
+    "discord_webhook": "discord_webhook", "twilio_api_key": "twilio_key",
+    "basic_auth_header": "auth_header", "mailgun_key": "mailgun_key",
+    "mailgun_legacy_key": "mailgun_key", "square_access_token": "square_token",
+    "square_oauth_secret": "square_token", "vault_token": "vault_token",
+    "age_secret_key": "age_secret_key", "grafana_sa_token": "grafana_token",
+    "newrelic_user_key": "newrelic_key", "databricks_token": "databricks_token",
+    "postman_api_key": "postman_key", "mailchimp_key": "mailchimp_key",
+    "linear_api_key": "linear_key", "notion_token": "notion_token",
+    "replicate_token": "replicate_token", "groq_key": "groq_key", "xai_key": "xai_key",
+    "perplexity_key": "perplexity_key", "tailscale_auth_key": "tailscale_key",
+    "pulumi_token": "pulumi_token", "sentry_token": "sentry_token",
+    "doppler_token": "doppler_token", "airtable_pat": "airtable_token",
+    "gcp_service_account_key": "private_key", "mysql_p_flag": "cli_secret",
+    "zh_koling": "labelled_secret", "zh_password_chinese_value": "labelled_secret",
+    "django_secret_key": "labelled_secret",
+}
+
+
+def test_vendor_formats_are_named_by_their_rule() -> None:
+    wrong = []
+    for case in SECRETS:
+        expected = VENDOR_KINDS.get(case["kind"])
+        if expected is not None and expected not in redact_text(case["text"])[1]:
+            wrong.append((case["kind"], expected))
+    assert not wrong
+    assert set(VENDOR_KINDS) <= {c["kind"] for c in SECRETS}
+
+
+def test_corpus_redaction_is_idempotent() -> None:
+    for case in SECRETS:
+        once, _ = redact_text(case["text"])
+        assert redact_text(once) == (once, Counter()), case["kind"]
