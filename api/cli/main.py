@@ -9,7 +9,19 @@ from collections.abc import Sequence
 
 import click
 
-from api.cli import archive, live, maintenance, memories, read, recovery, serve, setup, todos, watch
+from api.cli import (
+    archive,
+    live,
+    maintenance,
+    memories,
+    read,
+    recovery,
+    secrets,
+    serve,
+    setup,
+    todos,
+    watch,
+)
 from api.cli.output import Run
 from api.settings import Settings
 from models import RecallError
@@ -45,7 +57,8 @@ def _log_to_stderr(ctx: click.Context, level: int) -> None:
     ctx.call_on_close(restore)
 
 
-for family in (archive, watch, read, memories, recovery, live, todos, maintenance, serve, setup):
+for family in (archive, watch, read, memories, recovery, live, todos, maintenance, serve, setup,
+               secrets):
     for command in family.COMMANDS:
         cli.add_command(command)
 
