@@ -107,7 +107,8 @@ def test_decision_is_json_friendly(embedder: HashEmbedder) -> None:
     decision = recover([EN_A, EN_B], "uv migration", embedder=embedder, now=soon_after(EN_B))
     out = msgspec.to_builtins(decision)
     assert set(out) == {"selected_snapshot", "confidence", "strategy", "reasons", "score",
-                        "parts", "alternatives"}
+                        "parts", "alternatives", "superseded_facts"}
+    assert not out["superseded_facts"]  # nothing links these snapshots' facts
     assert out["selected_snapshot"]["id"] == "en-b"
     assert out["selected_snapshot"]["sessionId"] == "session-1"
     assert out["selected_snapshot"]["tasks"][4]["dueDate"] == "2026-03-20"

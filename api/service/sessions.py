@@ -118,10 +118,12 @@ class Stats(msgspec.Struct, omit_defaults=True):
     index: IndexStats | None = None  # absent until something is indexed
 
 
-class Health(msgspec.Struct):
+class Health(msgspec.Struct, omit_defaults=True):
+    """`status` alone for a probe without the token; the counts with it (or with none set)."""
+
     status: str
-    sessions: int
-    generation: str | None
+    sessions: int | None = None
+    generation: str | None = None
 
 
 def read_session(archive: Archive, session_id: str,
