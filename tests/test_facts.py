@@ -10,7 +10,7 @@ from litestar.testing import TestClient
 from api import RecallService
 from api.http import create_app
 from indexer.stores.facts import FactStore
-from models import SearchRequest
+from models import SearchFilters, SearchRequest
 
 from .helpers import KESTREL_STANDUPS
 
@@ -140,3 +140,19 @@ def test_check_notices_missing_statements_and_repair_restores_them(changed: Reca
     changed.maintenance.repair()
     assert not [d for d in changed.maintenance.check().differences if d.kind == "facts"]
     assert _links(changed)
+
+
+def test_a_superseding_session_is_brought_in_only_within_the_filters(
+        changed: RecallService) -> None:
+    query = "Kestrel standup every weekday"
+    one = changed.search(SearchRequest(query=query, mode="keyword",
+                                       filters=SearchFilters(session=JANUARY))).results
+    assert [r.session_id for r in one] == [JANUARY]  # asked for that session only
+    assert one[0].facts  # still marked
+    changed.ingest_record(KESTREL_STANDUPS[1] | {"channel": "telegram"})  # said elsewhere
+    assert _links(changed)
+    webchat = changed.search(SearchRequest(query=query, mode="keyword",
+                                           filters=SearchFilters(channel="webchat"))).results
+    assert [r.session_id for r in webchat] == [JANUARY]
+    anywhere = changed.search(SearchRequest(query=query, mode="keyword")).results
+    assert [r.session_id for r in anywhere][:2] == [FEBRUARY, JANUARY]

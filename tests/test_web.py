@@ -25,6 +25,7 @@ FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 TOKEN = "web-test-token"
 FRIDAY = "5973cc90-8e43-4d93-af48-24614faebc52"  # "Friday deploys allowed (trial)", 2026-03-06
+FRIDAY_APRIL = "ffc5daa7-fc63-4623-a3f2-174d04ce78ee"  # the vote that banned them again, 2026-04-20
 UPGRADE = "063fbb6a-7c1c-4326-b4de-bb73c5b807f8"  # OpenClaw 升级, 2026-03-22
 # read at import: conftest clears RECALL_* variables around each test
 REQUIRED = bool(os.environ.get("RECALL_REQUIRE_BROWSER"))
@@ -145,8 +146,13 @@ def test_search_as_you_type_in_english(tab: Tab) -> None:
     page.keyboard.press("/")
     expect(page.locator("#q")).to_be_focused()
     page.keyboard.type("Friday deploys")  # no Enter: the search runs after a short pause
-    first = page.locator(".result").first
+    # the April vote that banned them again comes first, marked current; the March trial that
+    # allowed them follows, with the matched words marked
+    expect(page.locator(".result").first).to_have_attribute("data-session", FRIDAY_APRIL)
+    expect(page.locator(".result").first.locator(".badge-current")).to_be_visible()
+    first = page.locator(".result").nth(1)
     expect(first).to_have_attribute("data-session", FRIDAY)
+    expect(first.locator(".badge-superseded")).to_contain_text("2026-04-20")
     expect(first.locator("mark").filter(has_text=re.compile(r"^Friday$")).first).to_be_visible()
     expect(page).to_have_url(re.compile(r"[?&]q=Friday(\+|%20)deploys"))
     first.hover()

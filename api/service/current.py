@@ -48,8 +48,8 @@ def mark_current(response: SearchResponse, request: SearchRequest,
         links.memories = store.memories(linked | memory_hits)
     query_words = subject_words(request.query)
     results = [_marked(hit, links, linked, query_words) for hit in response.results]
-    if not _asks_about_a_past_time(request):
-        results = _current_first(results, links, archive, request.limit, query_words)
+    if not _asks_about_a_past_time(request) and request.filters.session is None:
+        results = _current_first(results, links, archive, request, query_words)
     return SearchResponse(response.query, tuple(results))
 
 
@@ -93,7 +93,7 @@ def _marked(hit: SessionHit, links: FactLinks, linked: set[str],
 
 
 def _current_first(results: list[SessionHit], links: FactLinks, archive: Archive,
-                   limit: int, query_words: set[str]) -> list[SessionHit]:
+                   request: SearchRequest, query_words: set[str]) -> list[SessionHit]:
     """Each session found for a superseded statement (about the query, or its best hit) gets
     the session holding what stands now right above it; the others keep their place."""
     ordered = list(results)
@@ -110,7 +110,7 @@ def _current_first(results: list[SessionHit], links: FactLinks, archive: Archive
             i += 1
             continue
         moved = (_with_fact(ordered.pop(at), newest, links) if at is not None
-                 else _brought_in(newest, hit, links, archive))
+                 else _brought_in(newest, hit, links, archive, request))
         if moved is None:
             placed.add(hit.session_id)
             i += 1
@@ -118,7 +118,7 @@ def _current_first(results: list[SessionHit], links: FactLinks, archive: Archive
         ordered.insert(i, msgspec.structs.replace(moved, score=max(moved.score, hit.score)))
         placed.update((moved.session_id, hit.session_id))
         i += 2  # past the successor and the hit it answers for
-    return ordered[:limit]
+    return ordered[:request.limit]
 
 
 def _newest_for(hit: SessionHit, links: FactLinks, query_words: set[str]) -> Memory | None:
@@ -144,13 +144,21 @@ def _with_fact(hit: SessionHit, newest: Memory, links: FactLinks) -> SessionHit:
     return msgspec.structs.replace(hit, facts=(*hit.facts, fact_of(newest, links)))
 
 
-def _brought_in(newest: Memory, hit: SessionHit, links: FactLinks,
-                archive: Archive) -> SessionHit | None:
+def _brought_in(newest: Memory, hit: SessionHit, links: FactLinks, archive: Archive,
+                request: SearchRequest) -> SessionHit | None:
     """A result for the session the search did not find that holds what stands now: the
-    message its statement was drawn from, marked current."""
+    message its statement was drawn from, marked current; None when that session is outside
+    the request's filters (another channel or participant, a role or memories asked for)."""
+    f = request.filters
+    if f.role is not None or f.scope == "memories":
+        return None
     try:
         session = archive.session(newest.session_id)
     except NotFound:
+        return None
+    if (f.channel and (session.channel or "").lower() != f.channel.lower()) or \
+            (f.participant and f.participant.lower() not in
+             {p.lower() for p in session.participants}):
         return None
     source = next((m for m in session.messages if m.id in newest.source_message_ids), None)
     fact = fact_of(newest, links)
