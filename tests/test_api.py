@@ -268,7 +268,9 @@ def test_end_to_end_over_real_http(tmp_path: Path) -> None:
         hits = httpx.get(f"{base}/v1/search", params={"q": "升级"}, headers=auth).json()["results"]
         assert hits[0]["session_id"] == "t-zh-upgrade"
         record = {"sessionId": "http-1", "date": "2026-06-01", "messages": [{"role": "user", "content": "hello lighthouse"}]}
-        assert httpx.post(f"{base}/v1/sessions", json=record, headers=auth).status_code == 201
+        # a server's first write loads the write path (~2.5 s here, longer on a busy machine)
+        assert httpx.post(f"{base}/v1/sessions", json=record, headers=auth,
+                          timeout=30).status_code == 201
         assert httpx.get(f"{base}/v1/search", params={"q": "lighthouse"}, headers=auth).json()["results"][0]["session_id"] == "http-1"
         assert httpx.delete(f"{base}/v1/sessions/http-1", headers=auth).status_code == 204
         assert httpx.get(f"{base}/healthz").json() == {"status": "ok"}

@@ -36,6 +36,8 @@ from .helpers import (
     tool_error,
 )
 
+FIRST_WRITE_TIMEOUT = 30  # seconds
+
 
 @pytest.fixture
 def client(writable: RecallService):
@@ -126,7 +128,9 @@ def test_concurrent_appends_over_real_http_keep_order_and_lose_nothing(tmp_path:
     with (tmp_path / "server.log").open("w") as log:
         proc, base = serve(home, log=log)
         try:
-            sid = httpx.post(f"{base}/v1/sessions", json={"title": "two writers"}).json()["session_id"]
+            # a server's first write loads the write path (~2.5 s here, longer on a busy machine)
+            sid = httpx.post(f"{base}/v1/sessions", json={"title": "two writers"},
+                             timeout=FIRST_WRITE_TIMEOUT).json()["session_id"]
             sent: dict[str, list[str]] = {"a": [], "b": []}
             errors: list[str] = []
 
@@ -173,7 +177,8 @@ def test_appends_over_http_while_another_process_reindexes(tmp_path: Path) -> No
     with (tmp_path / "server.log").open("w") as log:
         proc, base = serve(home, log=log)
         try:
-            sid = httpx.post(f"{base}/v1/sessions", json={"title": "reindexed"}).json()["session_id"]
+            sid = httpx.post(f"{base}/v1/sessions", json={"title": "reindexed"},
+                             timeout=FIRST_WRITE_TIMEOUT).json()["session_id"]
             before = (home / "index" / "CURRENT").read_text()
             reindex = subprocess.Popen([sys.executable, "-m", "api.cli", "reindex"], cwd=ROOT, env=env,
                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)

@@ -94,10 +94,14 @@ class FactStore(SQLiteStore):
                       msgspec.json.encode(s.memory),
                       np.asarray(s.vector, dtype=np.float32).tobytes()) for s in statements]
         with transaction(self._db):
+            before = self._keys(sessions)
             self._forget(sessions)
             self._db.executemany("INSERT OR REPLACE INTO statements VALUES (?, ?, ?, ?, ?, ?)",
                                  rows)
-            self._mark_stale()
+            # a session written again with the same statements (an append that states nothing
+            # new) leaves the links as they are
+            if self._keys(sessions) != before:
+                self._mark_stale()
 
     def forget_sessions(self, session_ids: Collection[str]) -> None:
         with transaction(self._db):
@@ -112,6 +116,17 @@ class FactStore(SQLiteStore):
                 self._db.execute(f"DELETE FROM statements WHERE memory_id IN ({marks})",
                                  ids[i:i + _CHUNK])
             self._mark_stale()
+
+    def _keys(self, session_ids: list[str]) -> set[tuple[str, str, int]]:
+        """What linking depends on for these sessions' statements: id, day and place."""
+        keys: set[tuple[str, str, int]] = set()
+        for i in range(0, len(session_ids), _CHUNK):
+            chunk = session_ids[i:i + _CHUNK]
+            marks = ",".join("?" * len(chunk))
+            keys.update(self._db.execute(
+                "SELECT memory_id, session_date, position FROM statements "
+                f"WHERE session_id IN ({marks})", chunk))
+        return keys
 
     def _forget(self, session_ids: list[str]) -> None:
         for i in range(0, len(session_ids), _CHUNK):
