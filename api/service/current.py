@@ -13,6 +13,7 @@ import msgspec
 
 from api.service.archive import Archive
 from api.service.facts import FactLinks, fact_of, is_about, subject_words
+from indexer.stores.documents import session_text
 from indexer.stores.facts import FactStore
 from models import (
     Memory,
@@ -168,8 +169,9 @@ def _brought_in(newest: Memory, hit: SessionHit, links: FactLinks, archive: Arch
                          role=source.role if source else "memory",
                          time=source.time if source else None, snippet=snippet, score=0.0,
                          status="current", supersedes=fact.supersedes)
+    title = session_text(session).split("\n", 1)[0][:200] or None  # as the searcher's hits
     return SessionHit(session.session_id, session.date, session.channel, hit.score, (message,),
-                      title=session.title, score_parts={"supersedes": 1.0}, facts=(fact,))
+                      title=title, score_parts={"supersedes": 1.0}, facts=(fact,))
 
 
 def without_superseded(snapshots: list[Snapshot], links: FactLinks,
