@@ -114,7 +114,7 @@ class Facts:
             raise InvalidInput("limit must be between 1 and 1000")
         with FactStore(self.data) as store:
             statements = [s.memory for s in store.statements()]
-        links = FactLinks(_links(self.data), {m.id: m for m in statements})
+            links = FactLinks(store.links(), {m.id: m for m in statements})
         wanted = _about(statements, subject)
         if when == "history":
             chains = _chains(wanted, links)
@@ -147,11 +147,6 @@ class Facts:
         changes.sort(key=lambda f: (f.superseded_by.date if f.superseded_by else "", f.id),
                      reverse=True)
         return msgspec.structs.replace(digest, open_tasks=tasks, changes=changes)
-
-
-def _links(data: DataDir) -> list[Supersession]:
-    with FactStore(data) as store:
-        return store.links()
 
 
 def subject_words(text: str) -> set[str]:
