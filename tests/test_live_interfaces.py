@@ -21,6 +21,7 @@ from mcp.client.streamable_http import streamable_http_client
 from api import RecallService
 from api.cli import main
 from api.http.app import create_app
+from indexer.stores.lock import WriterLock
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
 import generate_archive
@@ -120,6 +121,19 @@ def test_every_live_error_has_the_one_shape(client: TestClient, method: str, pat
     live = client.post("/v1/sessions", json={"sessionId": "live-e"}).json()["session_id"]
     response = getattr(client, method)(path.replace("LIVE", live), **kwargs)
     assert_problem(response, status, title, detail)
+
+
+def test_a_write_that_finds_another_writer_says_when_to_retry(client: TestClient,
+                                                             writable: RecallService) -> None:
+    live = client.post("/v1/sessions", json={"sessionId": "live-busy"}).json()["session_id"]
+    with WriterLock(writable.data.lock_file):  # another process at work (lock_wait is 2 s)
+        busy = client.post(f"/v1/sessions/{live}/messages", json={"role": "user", "content": "x"})
+    assert_problem(busy, 409, "Writer busy", None)
+    assert busy.headers["retry-after"] == "5"
+    archived = client.post("/v1/sessions/t-kyoto/messages", json={"role": "user", "content": "x"})
+    assert archived.status_code == 409 and "retry-after" not in archived.headers  # retrying won't help
+    assert client.post(f"/v1/sessions/{live}/messages",
+                       json={"role": "user", "content": "x"}).status_code == 201
 
 
 def test_concurrent_appends_over_real_http_keep_order_and_lose_nothing(tmp_path: Path) -> None:

@@ -13,13 +13,14 @@ from litestar import Request, Response
 from litestar.exceptions import HTTPException, ValidationException
 from litestar.openapi import ResponseSpec
 
-from models import RecallError
+from models import RecallError, WriterBusy
 
 __all__ = ["EXCEPTION_HANDLERS", "Problem", "problem", "problem_responses"]
 
 log = logging.getLogger(__name__)
 
 MEDIA_TYPE = "application/problem+json"
+WRITER_RETRY_AFTER = 5  # seconds a client should wait before sending a write again
 _TITLES = {400: "Invalid input", 401: "Unauthorized", 404: "Not found", 405: "Method not allowed",
            409: "Writer busy", 413: "Payload too large", 503: "Index unavailable"}
 
@@ -61,7 +62,10 @@ def problem(status: int, title: str, detail: str, type_: str = "about:blank") ->
 
 def _recall_error(_: Request, exc: RecallError) -> Response:
     slug = type(exc).__name__
-    return problem(exc.status, exc.title, exc.detail, f"https://recall.dev/problems/{slug}")
+    response = problem(exc.status, exc.title, exc.detail, f"https://recall.dev/problems/{slug}")
+    if isinstance(exc, WriterBusy):  # worth retrying, unlike other conflicts: say when
+        response.headers["Retry-After"] = str(WRITER_RETRY_AFTER)
+    return response
 
 
 def _http_error(_: Request, exc: HTTPException) -> Response:
