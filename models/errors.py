@@ -10,23 +10,35 @@
     ├── Conflict (409)          the request clashes with what is stored
     │   ├── WriterBusy          another process holds the writer lock
     │   └── SessionArchived     a change to a session that is archived
+    ├── StorageFault (503)      the machine refused a read or a write
+    │   ├── DiskFull (507)      no space left on the disk holding the data directory
+    │   ├── DataReadOnly        the data directory cannot be written
+    │   └── DatabaseLocked      another program holds one of recall's databases
     └── IndexUnavailable (503)
-        └── IndexMismatch       the index was built with another embedder
+        ├── IndexMismatch       the index was built with another embedder
+        ├── IndexDamaged        a keyword or vector index file is damaged or missing
+        └── NewerData           the data directory was written by a newer recall
 """
 
 from __future__ import annotations
 
 __all__ = [
     "Conflict",
+    "DataReadOnly",
+    "DatabaseLocked",
+    "DiskFull",
+    "IndexDamaged",
     "IndexMismatch",
     "IndexUnavailable",
     "InvalidInput",
     "InvalidQuery",
     "InvalidSession",
+    "NewerData",
     "NotFound",
     "PayloadTooLarge",
     "RecallError",
     "SessionArchived",
+    "StorageFault",
     "UnsafeSessionId",
     "WriterBusy",
 ]
@@ -88,3 +100,29 @@ class IndexUnavailable(RecallError):
 
 class IndexMismatch(IndexUnavailable):
     title = "Index built with another embedder"
+
+
+class IndexDamaged(IndexUnavailable):
+    title = "Index damaged"
+
+
+class NewerData(IndexUnavailable):
+    title = "Data from a newer recall"
+
+
+class StorageFault(RecallError):
+    status = 503
+    title = "Storage fault"
+
+
+class DiskFull(StorageFault):
+    status = 507
+    title = "Disk full"
+
+
+class DataReadOnly(StorageFault):
+    title = "Data directory read-only"
+
+
+class DatabaseLocked(StorageFault):
+    title = "Database locked"

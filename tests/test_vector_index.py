@@ -152,7 +152,7 @@ def test_updates_and_deletes_leave_no_deleted_rows(tmp_path: Path, small_thresho
 def test_search_sees_every_write_of_the_same_index(tmp_path: Path) -> None:
     """Search reads a cached Lance dataset per table: each add and delete must drop it."""
     from indexer.stores.documents import Doc, Passage, doc_key
-    vectors = vector_store.VectorIndex(tmp_path / "vectors", dim=4)
+    vectors = vector_store.VectorIndex(tmp_path / "vectors", dim=4, create=True)
     query = np.array([1.0, 0.0, 0.0, 0.0], dtype=np.float32)
     assert vectors.search(query, SearchFilters(), 5, "other") == []
 

@@ -24,12 +24,31 @@ from api.cli import (
 )
 from api.cli.output import Run
 from api.settings import Settings
+from indexer.stores.faults import explain_fault
 from models import RecallError
 
 __all__ = ["cli", "main"]
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+class RecallGroup(click.Group):
+    """The `recall` group: a fault of the machine in any command (a full disk, a read-only data
+    directory, a damaged index) ends it with a clear message instead of a traceback."""
+
+    def invoke(self, ctx: click.Context) -> object:
+        try:
+            return super().invoke(ctx)
+        except (click.exceptions.ClickException, click.exceptions.Exit, click.Abort):
+            raise
+        except Exception as exc:
+            run = ctx.find_object(Run)
+            fault = explain_fault(exc, run.settings.home if run else None)
+            if fault is None:
+                raise
+            raise fault from exc
+
+
+@click.group(cls=RecallGroup,
+             context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.option("--home", help="data directory (default: $RECALL_HOME or the per-user data dir)")
 @click.option("--embedder", help="embedding model (default: $RECALL_EMBEDDER or e5)")
 @click.option("-v", "--verbose", is_flag=True, help="log progress details")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from litestar import Litestar, Router
+from litestar.datastructures import State
 from litestar.di import Provide
 from litestar.handlers import asgi
 from litestar.openapi import OpenAPIConfig
@@ -83,6 +84,7 @@ def create_app(settings: Settings, service: RecallService | None = None, *,
         lifespan=[mcp_lifespan(mcp_server)],
         dependencies={"service": Provide(lambda: shared, sync_to_thread=False)},
         exception_handlers=EXCEPTION_HANDLERS,  # type: ignore[arg-type]
+        state=State({"home": shared.data.root}),  # for telling a fault of its disk (problems.py)
         middleware=[PrometheusConfig(app_name="recall", prefix="recall", group_path=True,
                                      exclude=["/metrics"]).middleware],
         openapi_config=openapi_config(bool(settings.api_token)),

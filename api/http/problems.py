@@ -13,6 +13,7 @@ from litestar import Request, Response
 from litestar.exceptions import HTTPException, ValidationException
 from litestar.openapi import ResponseSpec
 
+from indexer.stores.faults import explain_fault
 from models import RecallError, WriterBusy
 
 __all__ = ["EXCEPTION_HANDLERS", "Problem", "problem", "problem_responses"]
@@ -22,7 +23,8 @@ log = logging.getLogger(__name__)
 MEDIA_TYPE = "application/problem+json"
 WRITER_RETRY_AFTER = 5  # seconds a client should wait before sending a write again
 _TITLES = {400: "Invalid input", 401: "Unauthorized", 404: "Not found", 405: "Method not allowed",
-           409: "Writer busy", 413: "Payload too large", 503: "Index unavailable"}
+           409: "Writer busy", 413: "Payload too large", 503: "Index unavailable",
+           507: "Disk full"}
 
 
 # what each error status means, for the OpenAPI document
@@ -33,7 +35,11 @@ _MEANING = {
     409: "another process is writing the archive (try again), or the session is archived "
          "and takes no more changes",
     413: "the body is larger than RECALL_MAX_BODY_MB",
-    503: "the index is missing, half-written or built with another embedder",
+    503: "the index is missing, damaged, half-written, or built with another embedder or by a "
+         "newer recall; or the data directory cannot be written or a database is held by "
+         "another program (the detail says which, and what to run)",
+    507: "the disk holding the data directory is full (nothing stored is lost; free space and "
+         "send the request again)",
 }
 
 
@@ -47,12 +53,13 @@ class Problem(msgspec.Struct):
 
 
 def problem_responses(*statuses: int) -> dict[int, ResponseSpec]:
-    """OpenAPI responses for the error statuses a route can answer with (401 is added: any
-    route may need the token). They replace Litestar's own 400 entry, which describes a
-    different body."""
+    """OpenAPI responses for the error statuses a route can answer with (401, 503 and 507 are
+    added: any route may need the token, and any may find the disk full or the data directory
+    unwritable, since even a search takes locks). They replace Litestar's own 400 entry, which
+    describes a different body."""
     return {status: ResponseSpec(data_container=Problem, media_type=MEDIA_TYPE, generate_examples=False,
                                  description=f"{_TITLES.get(status, 'Error')}: {_MEANING[status]}")
-            for status in sorted({401, *statuses})}
+            for status in sorted({401, 503, 507, *statuses})}
 
 
 def problem(status: int, title: str, detail: str, type_: str = "about:blank") -> Response:
@@ -86,7 +93,12 @@ def _too_deep(_: Request, exc: RecursionError) -> Response:
     return problem(400, "Invalid input", "the request is nested too deeply")
 
 
-def _unexpected(_: Request, exc: Exception) -> Response:
+def _unexpected(request: Request, exc: Exception) -> Response:
+    # a fault of the machine (a full disk, a damaged index) is told to the client as such
+    fault = explain_fault(exc, request.app.state.get("home"))
+    if fault is not None:
+        log.warning("%s (%s: %s)", fault.detail, type(exc).__name__, exc)
+        return _recall_error(request, fault)
     log.exception("unexpected error")
     return problem(500, "Internal error", "unexpected error; see the server log")
 

@@ -63,8 +63,8 @@ class Generations:
         # upgrading should not need a manual step
         name = self.data.current_generation()
         schema = Generation.schema_of(self.data.generation(name)) if name else None
-        if schema is None or schema == SCHEMA_VERSION:
-            return
+        if schema is None or schema >= SCHEMA_VERSION:
+            return  # a newer recall's index is left alone: opening it says so (NewerData)
         if schema in COPYABLE_SCHEMAS and self.upgrade_by_copy():
             return
         log.warning("the index has schema %s, this recall writes %s: rebuilding it from the "

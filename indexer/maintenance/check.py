@@ -22,7 +22,7 @@ from indexer.stores.generation import Generation
 from indexer.stores.layout import DataDir
 from indexer.stores.memories import MemoryStore
 from indexer.stores.state import State
-from models import IndexUnavailable, Session
+from models import IndexDamaged, IndexUnavailable, Session
 
 __all__ = ["CheckReport", "Difference", "check"]
 
@@ -94,6 +94,8 @@ def check(data: DataDir, embedder_name: str) -> CheckReport:
         report.vector_passages = sum(sum(c.values()) for c in found_passages.values())
         _compare("keyword", keys, found_keys, set(archived), report)
         _compare("vector", passages, found_passages, set(archived), report)
+    except IndexDamaged as exc:  # a file found damaged while reading it all
+        report.add(None, "generation", exc.detail)
     finally:
         gen.close()
     return report

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from indexer.stores.keyword import KeywordIndex
 from indexer.stores.layout import atomic_write
-from models import IndexMismatch, IndexUnavailable
+from models import IndexMismatch, IndexUnavailable, NewerData
 
 if TYPE_CHECKING:
     from indexer.stores.vector import VectorIndex
@@ -26,11 +26,13 @@ COPYABLE_SCHEMAS = {3, 4}
 
 
 class Generation:
-    def __init__(self, path: Path, meta: dict) -> None:
+    def __init__(self, path: Path, meta: dict, *, create: bool = False) -> None:
         self.path = path
         self.meta = meta
-        self.keyword = KeywordIndex(path / "keyword", as_written=meta.get("schema") != SCHEMA_VERSION)
+        self.keyword = KeywordIndex(path / "keyword", create=create,
+                                    as_written=meta.get("schema") != SCHEMA_VERSION)
         self._vectors: VectorIndex | None = None
+        self._create = create
 
     @classmethod
     def create(cls, path: Path, embedder_name: str, dim: int) -> Generation:
@@ -38,7 +40,11 @@ class Generation:
         meta = {"schema": SCHEMA_VERSION, "embedder": embedder_name, "dim": dim,
                 "created": time.time()}
         atomic_write(path / "meta.json", json.dumps(meta, indent=1).encode())
-        return cls(path, meta)
+        gen = cls(path, meta, create=True)
+        # its vector tables too, now: a generation made live is then whole, and one found
+        # without them later is damaged (VectorIndex)
+        gen.vectors.count()
+        return gen
 
     @classmethod
     def open(cls, path: Path, *, accept: set[int] | None = None) -> Generation:
@@ -48,6 +54,13 @@ class Generation:
         except (FileNotFoundError, json.JSONDecodeError) as exc:
             raise IndexUnavailable(
                 f"index at {path} is missing or damaged ({exc}); run `recall reindex`") from exc
+        schema = meta.get("schema")
+        if isinstance(schema, int) and schema > SCHEMA_VERSION:
+            raise NewerData(
+                f"this data directory was written by a newer recall (index schema {schema}; this "
+                f"recall reads up to {SCHEMA_VERSION}). Nothing was changed. Upgrade recall to "
+                "use it; or, to go back to this version, run `recall reindex`, which rebuilds "
+                "the index from the archive (the newer recall would then rebuild it again).")
         if meta.get("schema") != SCHEMA_VERSION and meta.get("schema") not in (accept or set()):
             how = ("`recall index PATH` (copies it into the new layout, nothing is embedded "
                    "again) or `recall reindex`" if meta.get("schema") in COPYABLE_SCHEMAS
@@ -85,7 +98,7 @@ class Generation:
         if self._vectors is None:
             from indexer.stores.vector import VectorIndex
 
-            self._vectors = VectorIndex(self.path / "vectors", self.dim)
+            self._vectors = VectorIndex(self.path / "vectors", self.dim, create=self._create)
         return self._vectors
 
     def refresh(self) -> None:

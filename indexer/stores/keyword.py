@@ -17,6 +17,7 @@ from indexer.stores.documents import (
     day_number,
     id_number,
 )
+from indexer.stores.faults import damaged, reading
 from indexer.text.analysis import QueryTerms, analyze
 from models import SearchFilters
 
@@ -81,12 +82,20 @@ class KeywordHit:
 class _Shard:
     """One Tantivy index: its writer (opened on the first change) and its reader."""
 
-    def __init__(self, path: Path, schema: tantivy.Schema, *, as_written: bool = False) -> None:
-        path.mkdir(parents=True, exist_ok=True)
-        if as_written and tantivy.Index.exists(str(path)):
-            self.index = tantivy.Index.open(str(path))  # an older schema, to copy its documents
-        else:
-            self.index = tantivy.Index(schema, path=str(path), reuse=True)
+    def __init__(self, path: Path, schema: tantivy.Schema, *, as_written: bool = False,
+                 create: bool = False) -> None:
+        self.path = path
+        with reading("keyword", path):
+            if as_written and tantivy.Index.exists(str(path)):
+                self.index = tantivy.Index.open(str(path))  # an older schema, to copy its documents
+            elif create or as_written:  # (an older schema may lack the memories index)
+                path.mkdir(parents=True, exist_ok=True)
+                self.index = tantivy.Index(schema, path=str(path), reuse=True)
+            elif not tantivy.Index.exists(str(path)):
+                # opening would quietly make a new, empty index in its place
+                raise damaged("keyword", path, "its meta.json is missing")
+            else:
+                self.index = tantivy.Index(schema, path=str(path), reuse=True)
         self._writer: tantivy.IndexWriter | None = None
         self._uncommitted = False
 
@@ -108,23 +117,28 @@ class _Shard:
             self._writer = None
 
     def search(self, query: tantivy.Query, limit: int) -> list[KeywordHit]:
-        searcher = self.index.searcher()
-        found = searcher.search(query, limit=limit, count=False).hits
-        addresses = [address for _score, address in found]
-        # key_no and session_no are integer fast fields of every document (_document)
-        keys = cast(list[int], searcher.fast_field_values("key_no", addresses))
-        sessions = cast(list[int], searcher.fast_field_values("session_no", addresses))
+        with reading("keyword", self.path):
+            searcher = self.index.searcher()
+            found = searcher.search(query, limit=limit, count=False).hits
+            addresses = [address for _score, address in found]
+            # key_no and session_no are integer fast fields of every document (_document)
+            keys = cast(list[int], searcher.fast_field_values("key_no", addresses))
+            sessions = cast(list[int], searcher.fast_field_values("session_no", addresses))
         return [KeywordHit(float(score), key_no, session_no, searcher, address)
                 for (score, address), key_no, session_no in zip(found, keys, sessions,
                                                                 strict=True)]
 
     def every_document(self) -> Iterator[tantivy.Document]:
-        searcher = self.index.searcher()
-        if not searcher.num_docs:
-            return
-        for _score, address in searcher.search(tantivy.Query.all_query(),
-                                                limit=searcher.num_docs, count=False).hits:
-            yield searcher.doc(address)
+        with reading("keyword", self.path):
+            searcher = self.index.searcher()
+            if not searcher.num_docs:
+                return
+            hits = searcher.search(tantivy.Query.all_query(), limit=searcher.num_docs,
+                                   count=False).hits
+        for _score, address in hits:
+            with reading("keyword", self.path):
+                document = searcher.doc(address)
+            yield document
 
 
 class KeywordIndex:
@@ -133,13 +147,13 @@ class KeywordIndex:
     term queries, which Tantivy answers by skipping blocks that cannot reach the top hits; a
     clause leaving memories out disabled that and doubled the time (docs/performance.md)."""
 
-    def __init__(self, path: Path, *, as_written: bool = False) -> None:
+    def __init__(self, path: Path, *, as_written: bool = False, create: bool = False) -> None:
         """as_written: open indexes an older recall wrote with their own schema, for reading
-        their documents only (an upgrade copies them)."""
+        their documents only (an upgrade copies them); create: a new generation's, empty."""
         self.schema = _schema()
-        self.messages = _Shard(path, self.schema, as_written=as_written)
+        self.messages = _Shard(path, self.schema, as_written=as_written, create=create)
         self.memories = _Shard(path.with_name(path.name + "-memories"), self.schema,
-                               as_written=as_written)
+                               as_written=as_written, create=create)
         self.shards = (self.messages, self.memories)
 
     def _shards(self, scope: str) -> tuple[_Shard, ...]:
@@ -247,14 +261,16 @@ class KeywordIndex:
             missing = [key for key in keys if key not in found]
             if not missing:
                 break
-            searcher = shard.index.searcher()
             # a union of term queries: a term-set query cost ~6x as much for 10 keys at 100k
             query = tantivy.Query.boolean_query([
                 (tantivy.Occur.Should, tantivy.Query.term_query(self.schema, "key", key))
                 for key in missing])
-            for _score, address in searcher.search(query, limit=len(missing), count=False).hits:
-                doc = _stored_doc(searcher.doc(address))
-                found[doc.key] = doc
+            with reading("keyword", shard.path):
+                searcher = shard.index.searcher()
+                for _score, address in searcher.search(query, limit=len(missing),
+                                                       count=False).hits:
+                    doc = _stored_doc(searcher.doc(address))
+                    found[doc.key] = doc
         return found
 
     def _text_query(self, terms: QueryTerms) -> tantivy.Query | None:

@@ -26,6 +26,7 @@ import numpy as np
 import pyarrow as pa
 
 from indexer.stores.documents import MEMORY_ROLE_PREFIX, Passage, day_number, split_key
+from indexer.stores.faults import damaged, reading
 from indexer.text.analysis import is_cjk_text
 from models import SearchFilters
 
@@ -160,13 +161,16 @@ def deleted_rows(table: Table) -> int:
 
 
 class VectorIndex:
-    def __init__(self, path: Path, dim: int) -> None:
+    def __init__(self, path: Path, dim: int, *, create: bool = False) -> None:
         self.dim = dim
         self.path = path
         self._tables: dict[str, Table] | None = None  # LanceDB's, for writes: see tables
         self._datasets: dict[str, lance.LanceDataset] = {}  # for reads, see _dataset()
-        if not all(self._location(name).is_dir() for name in TABLES):
-            self._open_tables()  # a new index: its missing tables are created now
+        missing = [name for name in TABLES if not self._location(name).is_dir()]
+        if missing and create:
+            self._open_tables()  # a new index: its tables are created now
+        elif missing:  # opening would quietly make new, empty tables in their place
+            raise damaged("vector", path, f"table {missing[0]} is missing")
 
     def _location(self, name: str) -> Path:
         """Where LanceDB keeps a table of the database at self.path."""
@@ -200,11 +204,13 @@ class VectorIndex:
         (~2 ms), dropped by refresh() and by every write here."""
         dataset = self._datasets.get(name)
         if dataset is None:
-            dataset = self._datasets[name] = lance.dataset(str(self._location(name)))
+            with reading("vector", self.path):
+                dataset = self._datasets[name] = lance.dataset(str(self._location(name)))
         return dataset
 
     def count(self) -> int:
-        return sum(self._dataset(name).count_rows() for name in TABLES)
+        with reading("vector", self.path):
+            return sum(self._dataset(name).count_rows() for name in TABLES)
 
     def delete_sessions(self, session_ids: Sequence[str]) -> None:
         self._datasets.clear()
@@ -320,8 +326,10 @@ class VectorIndex:
         for kind in kinds:
             for lang in LANGS:
                 dataset = self._dataset(table_name(kind, lang))
-                if dataset.count_rows():
-                    yield dataset.to_table(columns=list(columns))
+                with reading("vector", self.path):
+                    rows = dataset.to_table(columns=list(columns)) if dataset.count_rows() else None
+                if rows is not None:
+                    yield rows
 
     def session_counts(self) -> dict[str, int]:
         """Distinct message documents per session (session and memory documents are not counted)."""
@@ -350,9 +358,11 @@ class VectorIndex:
         # costs ~1.5 ms per 100 hits, and the key holds the session and message ids.
         nearest = {"column": "vector", "q": vector.astype(np.float32), "k": limit,
                    "metric": "cosine", "nprobes": NPROBES, "refine_factor": REFINE_FACTOR}
-        result = self._dataset(name).to_table(
-            columns=["key", "_distance"], nearest=nearest, filter=where or None,
-            prefilter=bool(where), disable_scoring_autoprojection=True)
+        dataset = self._dataset(name)
+        with reading("vector", self.path):
+            result = dataset.to_table(
+                columns=["key", "_distance"], nearest=nearest, filter=where or None,
+                prefilter=bool(where), disable_scoring_autoprojection=True)
         hits = []
         for key, distance in zip(result["key"].to_pylist(), result["_distance"].to_pylist(),
                                  strict=True):
