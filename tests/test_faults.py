@@ -22,6 +22,7 @@ import pytest
 from litestar.testing import TestClient
 
 from api.http.app import create_app
+from indexer.ingest.watch import Watcher
 from indexer.stores.generation import SCHEMA_VERSION
 
 from .conftest import Ran
@@ -315,3 +316,21 @@ def test_a_fault_reaches_a_real_process_as_one_line(tmp_path: Path) -> None:
     assert ran.returncode == 1
     assert ran.stderr.strip().splitlines() == [ran.stderr.strip()], ran.stderr
     assert "the vector index is damaged" in ran.stderr
+
+
+def test_a_watcher_keeps_files_for_the_next_pass_while_the_disk_is_full(
+        disk: SmallDisk, tmp_path: Path) -> None:
+    service = make_service(disk.root / "home")
+    service.index([EXAMPLES])
+    watched = tmp_path / "watched"
+    shutil.copytree(SESSIONS, watched)
+    files = sorted(watched.rglob("*.json"))
+    watcher = Watcher(lambda: files, service.ingestor().index_paths, quiet=0,
+                      home=service.data.root)
+    disk.fill(leave=0)
+    stuck = watcher.poll()
+    assert stuck.fault and "is full" in stuck.fault and not stuck.ingested and not stuck.failed
+    disk.free()
+    done = watcher.poll()  # the same files, not marked done while the disk was full
+    assert done.fault is None and done.report is not None and done.report.indexed >= 1
+    assert service.maintenance.check().ok

@@ -58,10 +58,17 @@ def watch(service: RecallService, paths: tuple[Path, ...], fmt: str | None, once
 
     ingestor = service.ingestor(ImportOptions(format=fmt))
     ingestor.progress = silent_progress  # one line per pass instead of a bar
-    watcher = Watcher(list_files, ingestor.index_paths, quiet=quiet, interval=interval)
+    watcher = Watcher(list_files, ingestor.index_paths, quiet=quiet, interval=interval,
+                      home=service.data.root)
+    told: list[str | None] = [None]  # the fault last told, so a lasting one is told once
 
     def report(done: WatchRound) -> None:
         stamp = time.strftime("%H:%M:%S")
+        if done.fault and done.fault != told[0]:
+            print(f"{stamp} {done.fault} The files wait for the next pass.", file=sys.stderr,
+                  flush=True)
+        if done.fault or done.report:  # told again only after a pass that got through
+            told[0] = done.fault
         for rejection in [*(done.report.rejected if done.report else []), *done.failed]:
             print(f"{stamp} rejected {rejection.path}: {rejection.reason}", file=sys.stderr)
         if done.busy:

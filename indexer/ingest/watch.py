@@ -23,7 +23,8 @@ from pathlib import Path
 from indexer.formats import database
 from indexer.formats.sources import Rejection
 from indexer.ingest.report import IndexReport
-from models import RecallError, WriterBusy
+from indexer.stores.faults import explain_fault
+from models import IndexUnavailable, RecallError, StorageFault, WriterBusy
 
 __all__ = ["Signature", "WatchRound", "Watcher"]
 
@@ -42,6 +43,7 @@ class WatchRound:
     report: IndexReport | None = None
     failed: list[Rejection] = field(default_factory=list)  # files whose ingest raised
     busy: bool = False  # another writer held the lock: the files are retried next round
+    fault: str | None = None  # the machine failed (a full disk, a damaged index): retried too
 
 
 @dataclass
@@ -56,8 +58,11 @@ class Watcher:
     def __init__(self, list_files: Callable[[], Iterable[Path]],
                  ingest: Callable[[Sequence[Path]], IndexReport], *, quiet: float = 2.0,
                  interval: float = 1.0, wall_clock: Callable[[], float] = time.time,
-                 monotonic: Callable[[], float] = time.monotonic) -> None:
+                 monotonic: Callable[[], float] = time.monotonic,
+                 home: Path | None = None) -> None:
+        """home: the data directory, asked whether its disk is full when an ingest fails."""
         self.list_files = list_files
+        self.home = home
         self.ingest = ingest
         self.quiet = quiet
         self.interval = interval
@@ -121,6 +126,10 @@ class Watcher:
             result.busy = True
             return
         except Exception as exc:  # noqa: BLE001 - one bad file must not stop the watcher
+            fault = explain_fault(exc, self.home)
+            if isinstance(fault, StorageFault | IndexUnavailable):  # not the files' fault
+                result.fault = fault.detail
+                return
             log.warning("ingesting %d files failed (%s); trying them one by one", len(ready), exc)
             result.report, retry = self._one_by_one(ready, result)
             ready = [p for p in ready if p not in retry]

@@ -33,7 +33,8 @@ def health_route(service: Service, request: Request) -> Health:
         return service.health()
     try:
         service.health()
-    except IndexUnavailable:
+    except Exception as exc:  # noqa: BLE001  # any cause (a damaged index, a full disk): "not ready"
+        log.info("not ready: %s", exc)
         raise IndexUnavailable("the index is not ready; the reason needs the token") from None
     return Health("ok")
 
