@@ -172,6 +172,13 @@ def _private_keys(text: str) -> Iterator[tuple[str, int, int]]:
         pos = stop
 
 
+# PuTTY's .ppk files: the private half is the base64 lines after "Private-Lines: N".
+_PUTTY = re.compile(
+    r"Private-Lines:[ \t]*[0-9]{1,3}[ \t]*\r?\n"
+    r"(?P<v>[A-Za-z0-9+/=]{4,}+(?:[ \t]*\r?\n[A-Za-z0-9+/=]{4,}+(?!\S))*+)"  # whole lines only
+)
+
+
 # --- AWS --------------------------------------------------------------------------------------
 
 _AWS_KEY_ID = re.compile(_word("AKIA", "ASIA") + r"(?P<v>[A-Z0-9]{16})(?![A-Za-z0-9])")
@@ -354,6 +361,7 @@ def _generic_ok(v: str, m: re.Match[str]) -> bool:
 # is a bearer_token and "api_key=sk-..." an openai_key.
 RULES: tuple[Rule, ...] = (
     Rule("private_key", _private_keys, triggers=("-----BEGIN",)),
+    Rule("private_key", Value(_PUTTY), triggers=("Private-Lines:",)),
     Rule("bearer_token", Value(_BEARER, _bearer_ok), itriggers=("bearer",)),
     Rule("anthropic_key", Token(_ANTHROPIC, _prefixed_key_ok), triggers=("sk-ant-",)),
     Rule("openai_key", Token(_OPENAI, _prefixed_key_ok), triggers=("sk-",)),

@@ -215,6 +215,21 @@ _PROSE = re.compile(
     )
     + r"[ \t]+(?:is|was|would be|will be|=)[ \t]*:?[ \t]*" + _VALUE
 )
+# PHP constants: define('DB_PASSWORD', 'x'), WordPress's define( 'AUTH_KEY', 'x' ).
+_DEFINE = re.compile(
+    r"\bdefine[ \t]*\([ \t]*[\"'](?P<name>[A-Za-z_][A-Za-z0-9_]{1,63}+)[\"'][ \t]*,[ \t]*"
+    + _VALUE
+)
+# WordPress's keys and salts (wp-config.php): secrets although "salt" names metadata elsewhere.
+_WORDPRESS = re.compile(r"(?:SECURE_AUTH|AUTH|LOGGED_IN|NONCE)_(?:KEY|SALT)")
+# YAML with the value alone on the next line, plain or a block scalar (| or >):
+#   password:            api_token: >-
+#     Xk9mP2qL7vR4           ghx9Kq2mV9pL4rT8...
+_YAML_NEXT_LINE = re.compile(
+    r"(?m)^(?P<indent>[ \t]*)(?:- )?(?P<name>[A-Za-z_][A-Za-z0-9_.-]{1,63}+):"
+    r"[ \t]*(?:[|>][-+]?[0-9]?)?[ \t]*\r?\n(?P=indent)[ \t]+[\"']?"
+    r"(?P<v>[^\s\"'#]{1,512}+)(?<!:)[\"']?[ \t]*\r?$"  # (a value, not the next key)
+)
 _ZH_PASSWORD = "密码|密碼|口令|授权码|授權碼|通行码"
 _ZH_TOKEN = "密钥|密鑰|秘钥|秘鑰|令牌|私钥|私鑰|凭证|凭据|憑證|访问码|token|Token|TOKEN"
 # Chinese: 口令是 x / 密钥：x / 令牌=x / 密码 x (a bare space only before a strong value).
@@ -237,7 +252,15 @@ def _named(family: Callable[[str], str | None]) -> Callable[[str, re.Match[str]]
     return check
 
 
-def _xml_ok(v: str, m: re.Match[str]) -> bool:
+def _define_ok(v: str, m: re.Match[str]) -> bool:
+    if _WORDPRESS.fullmatch(m.group("name")):
+        # generated from printable ASCII, "<" and "{" included, which elsewhere mean a
+        # placeholder; WordPress's own is "put your unique phrase here"
+        return len(v) >= 32 and " " not in v and _entropy(v) >= 4.0
+    return _by_name_ok(v, m)
+
+
+def _by_name_ok(v: str, m: re.Match[str]) -> bool:
     kind = secret_name(m.group("name"))
     return password_like(v) if kind == "password" else kind == "token" and token_like(v)
 
@@ -289,7 +312,10 @@ KV_RULES: tuple[Rule, ...] = (
     Rule("cli_secret", Anchored(_USER_FLAG, _password_value_ok, ("-u", "--user")),
          triggers=("-u",)),
     Rule("cli_secret", Anchored(_NETRC, _password_value_ok, ("machine",)), triggers=("machine",)),
-    Rule("labelled_secret", Value(_XML, _xml_ok), triggers=("</",)),
+    Rule("labelled_secret", Value(_XML, _by_name_ok), triggers=("</",)),
+    Rule("labelled_secret", Value(_DEFINE, _define_ok), triggers=("define",)),
+    Rule("labelled_secret", Anchored(_YAML_NEXT_LINE, _named(secret_name), _KV_WORDS,
+                                     _NAME_CHARS + " \t-"), itriggers=_KV_WORDS),
     Rule("labelled_secret", Anchored(_PROSE, _prose_ok, _PROSE_WORDS),
          itriggers=("secret", "token", "key")),
     Rule("labelled_secret", Value(_ZH, _zh_ok),
