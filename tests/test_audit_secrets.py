@@ -5,6 +5,7 @@ them; `recall redact --check` shows what the rules find in a file of one's own."
 from __future__ import annotations
 
 import json
+import sqlite3
 from pathlib import Path
 
 import msgspec
@@ -68,3 +69,22 @@ def test_redact_check_shows_lines_without_the_secrets(recall, tmp_path: Path) ->
     assert "app.env:2: HF_TOKEN=[REDACTED:huggingface_token]" in shown.stdout
     assert "2 secrets in 2 lines" in shown.stderr
     assert config.read_text("utf-8").count(TOKEN) == 1  # the file is left as it was
+
+
+def test_audit_reaches_todos_and_pruned_memories(tmp_path: Path) -> None:
+    """Rows outside the archive keep text too: a todo and a pruned memory's tombstone."""
+    service = make_service(tmp_path / "home")
+    service.index([SESSIONS])
+    todo = service.todos.add(f"rotate the key {TOKEN}")  # stored redacted by today's rules ...
+    with sqlite3.connect(service.data.state_db) as db:  # ... older ones let it through
+        db.execute("UPDATE todos SET content = ?", (f"rotate the key {TOKEN}",))
+    with sqlite3.connect(service.data.root / "relevance.sqlite3") as db:
+        db.execute("INSERT INTO pruned VALUES (?, ?, ?, ?, ?, ?)",
+                   ("t-en-errors:mem:old", "t-en-errors", "reference", f"token {TOKEN}", 0.1, 0))
+    found = audit_secrets(service.data, service.ingestor)
+    rows = sorted((f.path, f.row.split("/")[0]) for f in found.found if f.row)
+    assert rows == [("relevance.sqlite3", "pruned"), ("state.sqlite3", "todos")]
+    applied = audit_secrets(service.data, service.ingestor, apply=True)
+    assert applied.files_rewritten == 2 and applied.purged
+    assert _files_holding(service.data.root, TOKEN.encode()) == []
+    assert "[REDACTED:huggingface_token]" in service.todos.get(todo.id).content

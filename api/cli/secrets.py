@@ -64,12 +64,12 @@ def audit_secrets(service: RecallService, apply: bool, as_json: bool) -> int:
         return 0
     for item in report.found:
         kinds = ", ".join(f"{k} {n}" for k, n in sorted(item.secrets.items()))
-        print(f"{item.path}: {kinds}")
-    print(f"{len(report.found)} of {report.files_scanned} stored files hold text the current "
-          "rules redact", file=sys.stderr)
+        print(f"{item.path}{f' ({item.row})' if item.row else ''}: {kinds}")
+    print(f"{len(report.found)} of {report.files_scanned} stored files and rows hold text the "
+          "current rules redact", file=sys.stderr)
     if apply and report.found:
         print(f"re-redacted {report.sessions_rewritten} sessions and {report.files_rewritten} "
-              "other files; purged older copies", file=sys.stderr)
+              "other files and rows; purged older copies", file=sys.stderr)
     elif report.found:
         print("run `recall audit-secrets --apply` to re-redact them", file=sys.stderr)
     return 0

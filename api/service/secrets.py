@@ -1,7 +1,8 @@
 """Secrets in data already stored: find what the current redaction rules would redact in the
-archive, the snapshots and the quarantine (rules grow; older data was redacted by older ones),
-and with `apply`, re-redact it through the normal crash-safe path, then purge, so that no
-index generation, database page or log keeps the text (`recall audit-secrets`)."""
+archive, the snapshots, the quarantine, todos and pruned memories' tombstones (rules grow;
+older data was redacted by older ones), and with `apply`, re-redact it through the normal
+crash-safe path, then purge, so that no index generation, database page or log keeps the text
+(`recall audit-secrets`)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,8 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from indexer.stores.layout import DataDir, atomic_write
+from indexer.stores.lock import WriterLock
+from indexer.stores.sqlite import connect, transaction
 from indexer.text.redact import redact_text, redact_value
 from models import Memory, Session
 
@@ -30,6 +33,7 @@ class AuditedFile(msgspec.Struct):
     path: str  # relative to the data directory
     secrets: dict[str, int]
     session_id: str | None = None
+    row: str | None = None  # in a database: "<table>/<key>"
 
 
 class AuditReport(msgspec.Struct):
@@ -38,7 +42,7 @@ class AuditReport(msgspec.Struct):
     found: list[AuditedFile]
     by_kind: dict[str, int]
     sessions_rewritten: int = 0  # with apply: archived sessions re-redacted and re-indexed
-    files_rewritten: int = 0  # with apply: snapshots and quarantined files re-redacted
+    files_rewritten: int = 0  # with apply: snapshots, quarantined files and rows re-redacted
     purged: bool = False  # with apply: older index generations and free pages gone
 
 
@@ -52,6 +56,12 @@ def audit_secrets(data: DataDir, ingestor: Callable[[], Ingestor], *,
         if counts:
             session_id = path.stem if kind == "archive" else None
             found.append(AuditedFile(str(path.relative_to(data.root)), dict(counts), session_id))
+    for db, table, key_column, text_column in _TEXT_ROWS:
+        for key, text in _rows(data.root / db, table, key_column, text_column):
+            scanned += 1
+            counts = redact_text(text)[1]
+            if counts:
+                found.append(AuditedFile(db, dict(counts), row=f"{table}/{key}"))
     by_kind: Counter[str] = Counter()
     for item in found:
         by_kind.update(item.secrets)
@@ -62,10 +72,15 @@ def audit_secrets(data: DataDir, ingestor: Callable[[], Ingestor], *,
     rewritten = ingestor().rewrite(sessions, _redacted_session).indexed if sessions else 0
     others = 0
     for item in found:
-        if item.session_id is None:
+        if item.session_id is None and item.row is None:
             _redact_file(data.root / item.path)
             others += 1
-    ingestor().purge()
+    rows = [item for item in found if item.row is not None]
+    if rows:
+        with WriterLock(data.lock_file):
+            _redact_rows(data, rows)
+        others += len(rows)
+    ingestor().purge()  # rewrites both databases too: the old row text leaves no free page
     return msgspec.structs.replace(report, sessions_rewritten=rewritten, files_rewritten=others,
                                    purged=True)
 
@@ -77,6 +92,44 @@ def _stored_files(data: DataDir) -> Iterator[tuple[str, Path]]:
                                 ("quarantine", data.quarantine, "*")):
         if root.exists():
             yield from ((kind, p) for p in sorted(root.rglob(pattern)) if p.is_file())
+
+
+# Database rows that keep text in the open: (database, table, key column, text column).
+_TEXT_ROWS = (("state.sqlite3", "todos", "id", "content"),
+              ("relevance.sqlite3", "pruned", "memory_id", "text"))
+
+
+def _rows(db: Path, table: str, key_column: str, text_column: str) -> list[tuple[str, str]]:
+    if not db.exists():
+        return []
+    conn = connect(db)
+    try:
+        exists = conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?",
+                              (table,)).fetchone()
+        if not exists:
+            return []
+        return conn.execute(f"SELECT {key_column}, {text_column} FROM {table}").fetchall()
+    finally:
+        conn.close()
+
+
+def _redact_rows(data: DataDir, rows: list[AuditedFile]) -> None:
+    for db, table, key_column, text_column in _TEXT_ROWS:
+        keys = [item.row.split("/", 1)[1] for item in rows
+                if item.path == db and item.row and item.row.startswith(f"{table}/")]
+        if not keys:
+            continue
+        conn = connect(data.root / db)
+        try:
+            with transaction(conn):
+                for key in keys:
+                    row = conn.execute(f"SELECT {text_column} FROM {table} WHERE "
+                                       f"{key_column} = ?", (key,)).fetchone()
+                    if row is not None:  # (gone since the scan)
+                        conn.execute(f"UPDATE {table} SET {text_column} = ? WHERE "
+                                     f"{key_column} = ?", (redact_text(row[0])[0], key))
+        finally:
+            conn.close()
 
 
 def _counts(path: Path, kind: str) -> Counter[str]:
