@@ -19,6 +19,7 @@ from indexer import HashEmbedder
 from indexer.stores import layout
 from indexer.stores.layout import atomic_write_many
 from indexer.stores.lock import WriterLock
+from indexer.stores.memories import MemoryStore
 from indexer.stores.state import State
 from models import IndexMismatch, NotFound, SearchFilters, SearchRequest, WriterBusy
 
@@ -170,6 +171,44 @@ def test_reindex_switches_generation_and_keeps_results(writable: RecallService) 
     writable.maintenance.reindex()
     generations = [p.name for p in writable.data.index_root.iterdir() if p.is_dir()]
     assert len(generations) == 2  # the live one and the one before it
+
+
+def test_writers_go_on_while_a_reindex_builds_and_it_takes_in_what_they_did(
+        writable: RecallService) -> None:
+    """A reindex holds the writer lock only to start and to finish: meanwhile another writer
+    appends to a live session, ingests a session and deletes one (with lock_wait 2 s, each
+    would fail with WriterBusy if the lock were held), and the new generation has all three."""
+    other = make_service(writable.data.root)
+    live = other.live.start({"sessionId": "live-during"}).session_id
+    new_session = {"sessionId": "t-during", "date": "2026-04-02", "messages": [
+        {"role": "user", "content": "the ferry to Naoshima leaves at 9:12"}]}
+    wrote: list[str] = []
+
+    class DuringTheBuild:  # the reindex's progress bar: the other writer works on its first step
+        def update(self, n: int = 1) -> None:
+            if not wrote:
+                other.live.append(live, {"role": "user", "content": "the lighthouse opens at ten"})
+                other.ingest_record(new_session)
+                other.delete("t-en-errors")
+                wrote.append("done")
+
+        def close(self) -> None:
+            pass
+
+    ingestor = writable.ingestor()
+    ingestor.progress = lambda total, desc, unit="file": DuringTheBuild()
+    old = writable.data.current_generation()
+    ingestor.reindex()
+    assert wrote and writable.data.current_generation() != old
+    fresh = make_service(writable.data.root)  # reads the new generation
+    hits = fresh.search(SearchRequest(query="lighthouse opens", mode="keyword")).results
+    assert any(h.session_id == live for h in hits)
+    assert fresh.search(SearchRequest(query="Naoshima ferry")).results[0].session_id == "t-during"
+    with pytest.raises(NotFound):
+        fresh.session("t-en-errors")
+    assert MemoryStore(fresh.data).load("t-en-errors") is None  # the build had written them back
+    assert "t-en-errors" not in agreement(fresh)
+    assert fresh.maintenance.check().ok
 
 
 def test_other_embedder_must_reindex(writable: RecallService) -> None:

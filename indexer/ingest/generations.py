@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import shutil
 import time
@@ -12,7 +13,7 @@ from pathlib import Path
 import msgspec
 
 from indexer.embedding.embedders import Embedder
-from indexer.ingest.delete import drop_interrupted_deletes
+from indexer.ingest.delete import drop_interrupted_deletes, forget_drawn_from
 from indexer.ingest.facts import settle_facts
 from indexer.ingest.prepare import Prepared, archive_hash, prepare_archived
 from indexer.ingest.progress import ProgressFactory
@@ -44,19 +45,24 @@ def open_generation(data: DataDir, embedder: Embedder) -> Generation:
     return gen
 
 
+Lock = Callable[[], AbstractContextManager[object]]
+
+
 class Generations:
     """Replaces the live generation by a new one: an upgrade or a purge copies it, a reindex
-    rebuilds it from the archive. `lock` takes the writer lock, for what takes it itself."""
+    rebuilds it from the archive. `lock` takes the writer lock, `rebuild_lock` the lock that
+    lets one of them run at a time (taken first), for what takes them itself."""
 
     def __init__(self, data: DataDir, embedder: Embedder, writer: BatchWriter, *,
-                 batch_sessions: int, progress: ProgressFactory,
-                 lock: Callable[[], AbstractContextManager[object]]) -> None:
+                 batch_sessions: int, progress: ProgressFactory, lock: Lock,
+                 rebuild_lock: Lock) -> None:
         self.data = data
         self.embedder = embedder
         self.writer = writer
         self.batch_sessions = batch_sessions
         self.progress = progress
         self.lock = lock
+        self.rebuild_lock = rebuild_lock
 
     def rebuild_if_outdated(self) -> None:
         # an index an older recall built (another layout) is upgraded rather than refused:
@@ -74,7 +80,7 @@ class Generations:
     def upgrade_by_copy(self) -> bool:
         """Copy an index of a copyable older schema into this one's layout, without embedding
         anything again; False when it was built with another embedder (that needs a reindex)."""
-        with self.lock():
+        with self.rebuild_lock(), self.lock():
             old_name = self.data.current_generation()
             if old_name is None:
                 return True
@@ -115,53 +121,105 @@ class Generations:
         return name, copied
 
     def reindex(self) -> IndexReport:
-        """Rebuild both indexes from the archive into a new generation, then switch to it."""
+        """Rebuild both indexes from the archive into a new generation, then switch to it.
+
+        Other writers (an ingest, live appends) go on meanwhile, into the live generation and
+        the archive: the writer lock is held only to start, and at the end to bring into the
+        new generation what they changed since (read from the archive again) and to switch."""
         started = time.monotonic()
         report = IndexReport()
-        with self.lock():
-            state = State(self.data.state_db)
-            try:
-                drop_interrupted_deletes(self.data, state)
+        with self.rebuild_lock():
+            with self.lock():
+                state = State(self.data.state_db)
+                try:
+                    drop_interrupted_deletes(self.data, state)
+                finally:
+                    state.close()
                 old = self.data.current_generation()
                 name = _generation_name()
                 gen = Generation.create(self.data.generation(name), self.embedder.name,
                                         self.embedder.dim)
-                archive_files = sorted(self.data.archive.rglob("*.json"))
-                bar = self.progress(len(archive_files), "reindexing", "session")
-                batch: list[Prepared] = []
-                seen: set[str] = set()  # a session archived twice (a crash mid-move) counts once
-
-                def write(batch: list[Prepared]) -> None:
-                    ids = [p.session.session_id for p in batch]
-                    self.writer.write_indexes(batch, gen, replacing=[i for i in ids if i in seen])
-                    seen.update(ids)
-                    report.indexed += len(batch)
-
-                for path in archive_files:
-                    prepared = prepare_archived(path, report)
-                    if prepared:
-                        if any(p.session.session_id == prepared.session.session_id for p in batch):
-                            write(batch)
-                            batch = []
-                        batch.append(prepared)
-                    if len(batch) >= self.batch_sessions:
-                        write(batch)
-                        batch = []
-                    bar.update(1)
-                write(batch)
-                bar.close()
-                gen.vectors.optimize()
-                gen.close()
-                _adopt_archive(self.data, state, archive_files)
-                with FactStore(self.data) as facts:  # every archived session's were written
-                    facts.mark_complete()
-                settle_facts(self.data, state, self.embedder)
-                self.data.set_current_generation(name)
-                self.drop_old(keep={name, old})
-            finally:
-                state.close()
+            try:
+                built = self._build(gen, report)
+                with self.lock():
+                    state = State(self.data.state_db)
+                    try:
+                        self._catch_up(gen, state, built, report)
+                        gen.vectors.optimize()
+                        gen.close()
+                        _adopt_archive(self.data, state, sorted(self.data.archive.rglob("*.json")))
+                        with FactStore(self.data) as facts:  # every archived session's were written
+                            facts.mark_complete()
+                        settle_facts(self.data, state, self.embedder)
+                        self.data.set_current_generation(name)
+                        self.drop_old(keep={name, old})
+                    finally:
+                        state.close()
+            except BaseException:  # the new generation stays unused; the next reindex removes it
+                with contextlib.suppress(Exception):
+                    gen.close()
+                raise
         report.seconds = time.monotonic() - started
         return report
+
+    def _build(self, gen: Generation, report: IndexReport) -> dict[str, tuple[str, Path]]:
+        """Write every archived session into gen, without the writer lock; what was built:
+        session id -> (archive hash, archive file)."""
+        archive_files = sorted(self.data.archive.rglob("*.json"))
+        bar = self.progress(len(archive_files), "reindexing", "session")
+        batch: list[tuple[Prepared, Path]] = []
+        built: dict[str, tuple[str, Path]] = {}  # a session archived twice (a crash mid-move) counts once
+
+        def write(batch: list[tuple[Prepared, Path]]) -> None:
+            self._write(gen, [p for p, _ in batch], built)
+            report.indexed += len(batch)
+            built.update({p.session.session_id: (p.content_hash, path) for p, path in batch})
+
+        for path in archive_files:
+            try:
+                prepared = prepare_archived(path, report)
+            except FileNotFoundError:  # deleted meanwhile: the catch-up drops it
+                prepared = None
+            if prepared:
+                if any(p.session.session_id == prepared.session.session_id for p, _ in batch):
+                    write(batch)
+                    batch = []
+                batch.append((prepared, path))
+            if len(batch) >= self.batch_sessions:
+                write(batch)
+                batch = []
+            bar.update(1)
+        write(batch)
+        bar.close()
+        return built
+
+    def _catch_up(self, gen: Generation, state: State, built: dict[str, tuple[str, Path]],
+                  report: IndexReport) -> None:
+        """Under the writer lock: write into gen the sessions other writers archived or changed
+        while it was built (the state rows hold the hash of what each archived), and drop the
+        ones they deleted, with what was drawn from them."""
+        drop_interrupted_deletes(self.data, state)  # a writer that crashed meanwhile
+        rows = {row.session_id: row for row in state.sessions()}
+        changed = [self.data.archive / row.archive_path for sid, row in rows.items()
+                   if row.status != "indexed" or built.get(sid, ("",))[0] != row.content_hash]
+        gone = [sid for sid, (_, path) in built.items() if sid not in rows and not path.exists()]
+        fresh = [p for path in changed if path.exists() and (p := prepare_archived(path, report))]
+        for start in range(0, len(fresh), self.batch_sessions):
+            self._write(gen, fresh[start:start + self.batch_sessions], built)
+        report.indexed += sum(p.session.session_id not in built for p in fresh)
+        if gone:
+            gen.keyword.delete_sessions(gone)
+            gen.keyword.commit()
+            gen.vectors.delete_sessions(gone)
+            forget_drawn_from(self.data, gone)  # memories and statements the build wrote back
+        if fresh or gone:
+            log.info("reindex: %d sessions changed and %d deleted while it ran", len(fresh),
+                     len(gone))
+
+    def _write(self, gen: Generation, batch: list[Prepared],
+               built: dict[str, tuple[str, Path]]) -> None:
+        ids = [p.session.session_id for p in batch]  # only those built already have documents
+        self.writer.write_indexes(batch, gen, replacing=[i for i in ids if i in built])
 
     def drop_old(self, keep: set[str | None]) -> None:
         # The previous generation stays until the next reindex: a server that still has it

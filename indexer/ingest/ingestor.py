@@ -100,7 +100,7 @@ class Ingestor:
         the state database, so that text already deleted is in no index or database file
         (`recall delete --purge`, indexer/maintenance/purge.py). Searches keep answering meanwhile."""
         generations = self._generations()
-        with self._lock():
+        with self._rebuild_lock(), self._lock():
             with self.write_session() as (state, gen):
                 name, copied = generations.purge(state, gen)
             # unlike a reindex, the previous generation goes now: it still holds the text
@@ -165,11 +165,14 @@ class Ingestor:
     def _lock(self) -> WriterLock:
         return WriterLock(self.data.lock_file, self.lock_wait)
 
+    def _rebuild_lock(self) -> WriterLock:
+        return WriterLock(self.data.rebuild_lock_file, self.lock_wait, "reindex or purge")
+
     def _generations(self) -> Generations:
         # built for each operation: progress can be changed on a built Ingestor (recall watch)
         return Generations(self.data, self.embedder, self.writer,
                            batch_sessions=self.batch_sessions, progress=self.progress,
-                           lock=self._lock)
+                           lock=self._lock, rebuild_lock=self._rebuild_lock)
 
 
 class WriteSession:

@@ -60,6 +60,12 @@ class DataDir:
     def lock_file(self) -> Path:
         return self.root / "writer.lock"
 
+    @property
+    def rebuild_lock_file(self) -> Path:
+        """Held by a reindex, a purge or an upgrade for their whole run (one at a time), while
+        the writer lock is held only for their short steps."""
+        return self.root / "rebuild.lock"
+
     def generation(self, name: str) -> Path:
         return self.index_root / name
 

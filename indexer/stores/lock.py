@@ -21,9 +21,10 @@ class WriterLock:
     appends) then queues behind a waiting reindex instead of taking the lock back in the
     moment between two of its writes, which a waiter that polls would rarely see."""
 
-    def __init__(self, path: Path, wait: float = 30.0) -> None:
+    def __init__(self, path: Path, wait: float = 30.0, what: str = "recall writer") -> None:
         self.path = path
         self.wait = wait
+        self.what = what  # who holds it, for the message when it stays taken
         self._handle: IO[str] | None = None
 
     def __enter__(self) -> Self:
@@ -61,7 +62,7 @@ def _take(handle: IO[str], deadline: float, lock: WriterLock) -> None:
             if time.monotonic() >= deadline:
                 holder = lock.path.read_text().strip() if lock.path.exists() else ""
                 raise WriterBusy(
-                    f"another recall writer is running (pid {holder or 'unknown'}); waited "
+                    f"another {lock.what} is running (pid {holder or 'unknown'}); waited "
                     f"{lock.wait:.0f}s. Try again when it has finished."
                 ) from None
             time.sleep(0.05)
