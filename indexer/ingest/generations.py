@@ -6,16 +6,14 @@ import contextlib
 import logging
 import shutil
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from contextlib import AbstractContextManager
 from pathlib import Path
-
-import msgspec
 
 from indexer.embedding.embedders import Embedder
 from indexer.ingest.delete import drop_interrupted_deletes, forget_drawn_from
 from indexer.ingest.facts import settle_facts
-from indexer.ingest.prepare import Prepared, archive_hash, prepare_archived
+from indexer.ingest.prepare import Prepared, prepare_archived
 from indexer.ingest.progress import ProgressFactory
 from indexer.ingest.report import IndexReport
 from indexer.ingest.write import BatchWriter, archive_relative, session_meta
@@ -25,7 +23,6 @@ from indexer.stores.generation import COPYABLE_SCHEMAS, SCHEMA_VERSION, Generati
 from indexer.stores.layout import DataDir
 from indexer.stores.relevance import RelevanceStore
 from indexer.stores.state import SessionRow, State
-from models import Session
 
 __all__ = ["Generations", "open_generation"]
 
@@ -147,7 +144,7 @@ class Generations:
                         self._catch_up(gen, state, built, report)
                         gen.vectors.optimize()
                         gen.close()
-                        _adopt_archive(self.data, state, sorted(self.data.archive.rglob("*.json")))
+                        _adopt(self.data, state, built)
                         with FactStore(self.data) as facts:  # every archived session's were written
                             facts.mark_complete()
                         settle_facts(self.data, state, self.embedder)
@@ -162,18 +159,18 @@ class Generations:
         report.seconds = time.monotonic() - started
         return report
 
-    def _build(self, gen: Generation, report: IndexReport) -> dict[str, tuple[str, Path]]:
-        """Write every archived session into gen, without the writer lock; what was built:
-        session id -> (archive hash, archive file)."""
+    def _build(self, gen: Generation, report: IndexReport) -> dict[str, SessionRow]:
+        """Write every archived session into gen, without the writer lock; the state row of
+        each session written (its archive hash and file among them)."""
         archive_files = sorted(self.data.archive.rglob("*.json"))
         bar = self.progress(len(archive_files), "reindexing", "session")
         batch: list[tuple[Prepared, Path]] = []
-        built: dict[str, tuple[str, Path]] = {}  # a session archived twice (a crash mid-move) counts once
+        built: dict[str, SessionRow] = {}  # a session archived twice (a crash mid-move) counts once
 
         def write(batch: list[tuple[Prepared, Path]]) -> None:
             self._write(gen, [p for p, _ in batch], built)
             report.indexed += len(batch)
-            built.update({p.session.session_id: (p.content_hash, path) for p, path in batch})
+            built.update({p.session.session_id: self._row(p, path) for p, path in batch})
 
         for path in archive_files:
             try:
@@ -193,7 +190,7 @@ class Generations:
         bar.close()
         return built
 
-    def _catch_up(self, gen: Generation, state: State, built: dict[str, tuple[str, Path]],
+    def _catch_up(self, gen: Generation, state: State, built: dict[str, SessionRow],
                   report: IndexReport) -> None:
         """Under the writer lock: write into gen the sessions other writers archived or changed
         while it was built (the state rows hold the hash of what each archived), and drop the
@@ -201,12 +198,18 @@ class Generations:
         drop_interrupted_deletes(self.data, state)  # a writer that crashed meanwhile
         rows = {row.session_id: row for row in state.sessions()}
         changed = [self.data.archive / row.archive_path for sid, row in rows.items()
-                   if row.status != "indexed" or built.get(sid, ("",))[0] != row.content_hash]
-        gone = [sid for sid, (_, path) in built.items() if sid not in rows and not path.exists()]
-        fresh = [p for path in changed if path.exists() and (p := prepare_archived(path, report))]
+                   if row.status != "indexed" or sid not in built
+                   or built[sid].content_hash != row.content_hash]
+        gone = [sid for sid, row in built.items()
+                if sid not in rows and not (self.data.archive / row.archive_path).exists()]
+        fresh = [(p, path) for path in changed
+                 if path.exists() and (p := prepare_archived(path, report))]
         for start in range(0, len(fresh), self.batch_sessions):
-            self._write(gen, fresh[start:start + self.batch_sessions], built)
-        report.indexed += sum(p.session.session_id not in built for p in fresh)
+            self._write(gen, [p for p, _ in fresh[start:start + self.batch_sessions]], built)
+        report.indexed += sum(p.session.session_id not in built for p, _ in fresh)
+        built.update({p.session.session_id: self._row(p, path) for p, path in fresh})
+        for sid in gone:
+            del built[sid]
         if gone:
             gen.keyword.delete_sessions(gone)
             gen.keyword.commit()
@@ -216,8 +219,14 @@ class Generations:
             log.info("reindex: %d sessions changed and %d deleted while it ran", len(fresh),
                      len(gone))
 
+    def _row(self, p: Prepared, path: Path) -> SessionRow:
+        session = p.session
+        return SessionRow(session.session_id, p.content_hash, archive_relative(self.data, path),
+                          session.date, session.channel, len(session.messages), "indexed",
+                          session_meta(session))
+
     def _write(self, gen: Generation, batch: list[Prepared],
-               built: dict[str, tuple[str, Path]]) -> None:
+               built: dict[str, SessionRow]) -> None:
         ids = [p.session.session_id for p in batch]  # only those built already have documents
         self.writer.write_indexes(batch, gen, replacing=[i for i in ids if i in built])
 
@@ -229,21 +238,10 @@ class Generations:
                 shutil.rmtree(path, ignore_errors=True)
 
 
-def _adopt_archive(data: DataDir, state: State, archive_files: Iterable[Path]) -> None:
-    """After a rebuild the state holds exactly the archived sessions, all indexed."""
-    rows = []
-    for path in archive_files:
-        archived = path.read_bytes()
-        try:
-            session = msgspec.json.decode(archived, type=Session)
-        except msgspec.DecodeError:
-            continue
-        rows.append(SessionRow(session.session_id, archive_hash(archived),
-                               archive_relative(data, path), session.date, session.channel,
-                               len(session.messages), "indexed", session_meta(session)))
-    state.mark(rows)
-    present = {r.session_id for r in rows}
-    vanished = [r.session_id for r in state.sessions() if r.session_id not in present]
+def _adopt(data: DataDir, state: State, rows: dict[str, SessionRow]) -> None:
+    """After a rebuild the state holds exactly the sessions written, all indexed."""
+    state.mark(rows.values())
+    vanished = [r.session_id for r in state.sessions() if r.session_id not in rows]
     with RelevanceStore(data) as relevance:
         relevance.forget_sessions(vanished)
     with FactStore(data) as facts:
