@@ -51,6 +51,7 @@ class Log:
     def __init__(self) -> None:
         self.rows: list[tuple[float, str, float, str]] = []
         self.errors: list[str] = []
+        self.waits: list[str] = []  # each 409 Writer busy: when, and how long it waited
         self.lock = threading.Lock()
 
     def add(self, at: float, kind: str, ms: float, outcome: str, error: str = "") -> None:
@@ -201,6 +202,7 @@ def request(http: httpx.Client, log: Log, t0: float, kind: str, method: str, pat
             return None
         if response.status_code == 409 and "retry-after" in response.headers:
             log.add(time.monotonic() - t0, kind, ms(began), "busy")
+            log.waits.append(f"{time.monotonic() - t0:.0f}s {kind}: {ms(began) / 1000:.0f} s, then 409")
             time.sleep(float(response.headers["retry-after"]))
             continue
         if response.is_success:
@@ -247,7 +249,7 @@ def summarize(log: Log, samples: list[tuple[float, float]], jobs: list[dict],
         slope = round(fit.slope * WINDOW, 1)
     return {"minutes": args.minutes, "clients": args.clients, "embedder": args.embedder,
             "pause_s": args.pause, "later_sessions": later_count, "outcomes": dict(outcomes),
-            "errors": log.errors[:20], "windows": rows, "jobs": jobs,
+            "errors": log.errors[:20], "writer_busy": log.waits, "windows": rows, "jobs": jobs,
             "rss_slope_mb_per_10min_after_warmup": slope,
             "rss_first_mb": samples[0][1] if samples else None,
             "rss_last_mb": samples[-1][1] if samples else None}
@@ -268,6 +270,8 @@ def print_report(report: dict) -> None:
         print(f"{job['job']}: at {job['at_s']} s, {job['seconds']} s, exit {job['exit']}")
     for error in report["errors"]:
         print("error:", error)
+    for wait in report["writer_busy"]:
+        print("writer busy (retried):", wait)
     check = report["check"]
     print("recall check:", "consistent" if check.get("ok") else json.dumps(check)[:500])
 
