@@ -14,7 +14,6 @@ import msgspec
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 
 from indexer.stores.faults import explain_fault
-from models import RecallError
 
 __all__ = ["DELETES", "READS", "WRITES", "WRITES_IDEMPOTENT", "tool_result"]
 
@@ -41,13 +40,11 @@ def tool_result(fn: Callable[P, msgspec.Struct]) -> Callable[P, CallToolResult]:
     def call(*args: P.args, **kwargs: P.kwargs) -> CallToolResult:
         try:
             out = msgspec.to_builtins(fn(*args, **kwargs))
-        except RecallError as exc:
-            return CallToolResult(content=[TextContent(type="text", text=exc.detail)], is_error=True)
-        except Exception as exc:  # a fault of the machine is told as such; a bug is the SDK's
-            fault = explain_fault(exc)
-            if fault is None:
+        except Exception as exc:  # a RecallError, or a fault of the machine; a bug is the SDK's
+            error = explain_fault(exc)
+            if error is None:
                 raise
-            return CallToolResult(content=[TextContent(type="text", text=fault.detail)],
+            return CallToolResult(content=[TextContent(type="text", text=error.detail)],
                                   is_error=True)
         text = json.dumps(out, ensure_ascii=False, separators=(",", ":"))
         return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=out)

@@ -16,7 +16,7 @@ from indexer.ingest.facts import settle_facts
 from indexer.ingest.prepare import Prepared, prepare_archived
 from indexer.ingest.progress import ProgressFactory
 from indexer.ingest.report import IndexReport
-from indexer.ingest.write import BatchWriter, archive_relative, session_meta
+from indexer.ingest.write import BatchWriter, session_row
 from indexer.maintenance.purge import copy_generation
 from indexer.stores.facts import FactStore
 from indexer.stores.generation import COPYABLE_SCHEMAS, SCHEMA_VERSION, Generation
@@ -170,7 +170,8 @@ class Generations:
         def write(batch: list[tuple[Prepared, Path]]) -> None:
             self._write(gen, [p for p, _ in batch], built)
             report.indexed += len(batch)
-            built.update({p.session.session_id: self._row(p, path) for p, path in batch})
+            built.update({p.session.session_id: session_row(self.data, p, "indexed", path)
+                          for p, path in batch})
 
         for path in archive_files:
             try:
@@ -207,7 +208,8 @@ class Generations:
         for start in range(0, len(fresh), self.batch_sessions):
             self._write(gen, [p for p, _ in fresh[start:start + self.batch_sessions]], built)
         report.indexed += sum(p.session.session_id not in built for p, _ in fresh)
-        built.update({p.session.session_id: self._row(p, path) for p, path in fresh})
+        built.update({p.session.session_id: session_row(self.data, p, "indexed", path)
+                      for p, path in fresh})
         for sid in gone:
             del built[sid]
         if gone:
@@ -218,12 +220,6 @@ class Generations:
         if fresh or gone:
             log.info("reindex: %d sessions changed and %d deleted while it ran", len(fresh),
                      len(gone))
-
-    def _row(self, p: Prepared, path: Path) -> SessionRow:
-        session = p.session
-        return SessionRow(session.session_id, p.content_hash, archive_relative(self.data, path),
-                          session.date, session.channel, len(session.messages), "indexed",
-                          session_meta(session))
 
     def _write(self, gen: Generation, batch: list[Prepared],
                built: dict[str, SessionRow]) -> None:

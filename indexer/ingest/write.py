@@ -128,10 +128,11 @@ class BatchWriter:
             facts.put_sessions(items)
 
 
-def session_row(data: DataDir, p: Prepared, status: str) -> SessionRow:
+def session_row(data: DataDir, p: Prepared, status: str, path: Path | None = None) -> SessionRow:
+    """The state row of a session archived at path (default: where its date puts it)."""
     s = p.session
-    return SessionRow(s.session_id, p.content_hash,
-                      archive_relative(data, data.archive_path(s.session_id, s.date)), s.date,
+    path = path or data.archive_path(s.session_id, s.date)
+    return SessionRow(s.session_id, p.content_hash, archive_relative(data, path), s.date,
                       s.channel, len(s.messages), status, session_meta(s))
 
 

@@ -32,7 +32,6 @@ class Generation:
         self.keyword = KeywordIndex(path / "keyword", create=create,
                                     as_written=meta.get("schema") != SCHEMA_VERSION)
         self._vectors: VectorIndex | None = None
-        self._create = create
 
     @classmethod
     def create(cls, path: Path, embedder_name: str, dim: int) -> Generation:
@@ -41,9 +40,11 @@ class Generation:
                 "created": time.time()}
         atomic_write(path / "meta.json", json.dumps(meta, indent=1).encode())
         gen = cls(path, meta, create=True)
+        from indexer.stores.vector import VectorIndex
+
         # its vector tables too, now: a generation made live is then whole, and one found
         # without them later is damaged (VectorIndex)
-        gen.vectors.count()
+        gen._vectors = VectorIndex(path / "vectors", dim, create=True)
         return gen
 
     @classmethod
@@ -98,7 +99,7 @@ class Generation:
         if self._vectors is None:
             from indexer.stores.vector import VectorIndex
 
-            self._vectors = VectorIndex(self.path / "vectors", self.dim, create=self._create)
+            self._vectors = VectorIndex(self.path / "vectors", self.dim)
         return self._vectors
 
     def refresh(self) -> None:

@@ -86,15 +86,14 @@ class _Shard:
                  create: bool = False) -> None:
         self.path = path
         with reading("keyword", path):
-            if as_written and tantivy.Index.exists(str(path)):
+            exists = path.is_dir() and tantivy.Index.exists(str(path))
+            if as_written and exists:
                 self.index = tantivy.Index.open(str(path))  # an older schema, to copy its documents
-            elif create or as_written:  # (an older schema may lack the memories index)
-                path.mkdir(parents=True, exist_ok=True)
-                self.index = tantivy.Index(schema, path=str(path), reuse=True)
-            elif not tantivy.Index.exists(str(path)):
+            elif not (exists or create or as_written):  # (an older schema may lack memories')
                 # opening would quietly make a new, empty index in its place
                 raise damaged("keyword", path, "its meta.json is missing")
             else:
+                path.mkdir(parents=True, exist_ok=True)
                 self.index = tantivy.Index(schema, path=str(path), reuse=True)
         self._writer: tantivy.IndexWriter | None = None
         self._uncommitted = False
