@@ -232,10 +232,10 @@ def test_interrupted_batch_is_finished_by_next_run(tmp_path: Path, monkeypatch: 
     service = make_service(tmp_path / "home")
     from indexer.stores.vector import VectorIndex
 
-    def crash(self, passages, vectors):  # Tantivy has committed, LanceDB never gets the batch
+    def crash(self, rows):  # Tantivy has committed, LanceDB never gets the batch
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(VectorIndex, "add", crash)
+    monkeypatch.setattr(VectorIndex, "add_rows", crash)
     with pytest.raises(KeyboardInterrupt):
         service.index([SESSIONS])
     monkeypatch.undo()
@@ -339,7 +339,7 @@ def test_index_copies_an_index_of_an_older_layout_without_embedding(
     number columns: an upgrade copies the documents into the new layout and reuses every
     vector."""
     from indexer.stores.generation import COPYABLE_SCHEMAS
-    from indexer.stores.keyword import KeywordIndex
+    from indexer.stores.keyword import keyword_fields
 
     service = make_service(tmp_path / "home")
     service.index([SESSIONS])
@@ -360,7 +360,7 @@ def test_index_copies_an_index_of_an_older_layout_without_embedding(
         legacy = tantivy.Index(_legacy_schema(), path=str(path / name))
         writer = legacy.writer(15_000_000, 1)
         for doc in held:
-            fields = KeywordIndex._document(doc).to_dict()
+            fields = dict(keyword_fields(doc)[1])
             del fields["key_no"], fields["session_no"]
             writer.add_document(tantivy.Document(**fields))
         writer.commit()

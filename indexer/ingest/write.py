@@ -14,18 +14,17 @@ import json
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from indexer.embedding.embedders import Embedder, PassageCache
+from indexer.embedding.embedders import Embedder
+from indexer.ingest.compute import ComputedBatch, compute_batch
 from indexer.ingest.prepare import Prepared
 from indexer.ingest.report import IndexReport
-from indexer.memories.extract import extract_memories_batch
-from indexer.stores.documents import memory_documents, session_documents, split_passages
-from indexer.stores.facts import FactStore, is_linked, statements_of
+from indexer.stores.facts import FactStore
 from indexer.stores.generation import Generation
 from indexer.stores.layout import DataDir, atomic_write_many
 from indexer.stores.memories import MemoryStore
-from indexer.stores.relevance import without_pruned
+from indexer.stores.relevance import pruned_ids, without_pruned
 from indexer.stores.state import SessionRow, State
-from models import Memory, Session
+from models import Session
 
 __all__ = ["COMPACT_EVERY_ROWS", "BatchWriter", "archive_relative", "session_meta", "session_row"]
 
@@ -82,50 +81,38 @@ class BatchWriter:
 
     def write_indexes(self, batch: Sequence[Prepared], gen: Generation,
                       replacing: Sequence[str] = ()) -> None:
-        """Index a batch of sessions; `replacing` names those that may already have documents
-        (every session with a state row, even one a crash left pending): only theirs are deleted
-        first, since a LanceDB delete scans the tables however few rows it hits."""
+        """Index a batch of sessions, computed here (see commit for `replacing`)."""
         if not batch:
             return
         ids = [p.session.session_id for p in batch]
-        docs = [d for p in batch for d in session_documents(p.session)]
-        embedder = PassageCache(self.embedder)
+        self.commit(compute_batch([p.session for p in batch], self.embedder,
+                                  pruned_ids(self.data, ids)), gen, replacing)
+
+    def commit(self, computed: ComputedBatch, gen: Generation,
+               replacing: Sequence[str] = ()) -> None:
+        """Write a computed batch to the memory and fact stores and both indexes. `replacing`
+        names the sessions that may already have documents (every session with a state row,
+        even one a crash left pending): only theirs are deleted first, since a LanceDB delete
+        scans the tables however few rows it hits."""
+        ids = computed.session_ids
         # memories are re-extracted whenever a session is (re)written, and indexed beside it
-        extracted = extract_memories_batch([p.session for p in batch], embedder=embedder)
-        extracted = without_pruned(self.data, list(zip(ids, extracted, strict=True)))
-        MemoryStore(self.data).save_many(
-            (p.session.session_id, m) for p, m in zip(batch, extracted, strict=True))
-        self._put_statements(batch, extracted, embedder)
-        for p, m in zip(batch, extracted, strict=True):
-            docs += memory_documents(p.session, m)
-        passages = [passage for doc in docs for passage in split_passages(doc)]
-        vectors = embedder.embed_passages([p.embed_text for p in passages])
+        memories = without_pruned(self.data, list(zip(ids, computed.memories, strict=True)))
+        MemoryStore(self.data).save_many(zip(ids, memories, strict=True))
+        with FactStore(self.data) as facts:
+            facts.put_sessions(computed.statements)
         if replacing:
             gen.keyword.delete_sessions(replacing)
-        gen.keyword.add(docs)
+        gen.keyword.add_fields(computed.keyword)
         gen.keyword.commit()
         if replacing:
             gen.vectors.delete_sessions(replacing)
-        gen.vectors.add(passages, vectors)
+        gen.vectors.add_rows(computed.vectors)
         gen.mark_changed()
-        self._rows_since_compact += len(passages)
+        self._rows_since_compact += computed.passages
         if self._rows_since_compact >= COMPACT_EVERY_ROWS:
             gen.vectors.compact()
             gen.mark_changed()
             self._rows_since_compact = 0
-
-
-    def _put_statements(self, batch: Sequence[Prepared], extracted: Sequence[list[Memory]],
-                        embedder: PassageCache) -> None:
-        """The batch's statements that can be superseded, with their vectors (the memory texts
-        were embedded for de-duplication already: the cache hands them back)."""
-        items = []
-        for p, memories in zip(batch, extracted, strict=True):
-            linked = [m for m in memories if is_linked(m)]
-            vectors = embedder.embed_passages([m.text for m in linked])
-            items.append((p.session.session_id, statements_of(p.session, linked, vectors)))
-        with FactStore(self.data) as facts:
-            facts.put_sessions(items)
 
 
 def session_row(data: DataDir, p: Prepared, status: str, path: Path | None = None) -> SessionRow:

@@ -21,7 +21,7 @@ from indexer.stores.faults import damaged, reading
 from indexer.text.analysis import QueryTerms, analyze
 from models import SearchFilters
 
-__all__ = ["KeywordHit", "KeywordIndex", "StoredDoc"]
+__all__ = ["KeywordFields", "KeywordHit", "KeywordIndex", "StoredDoc", "keyword_fields"]
 
 # Field weights: the words of a message count most; identifier pieces, single CJK
 # characters and names are weaker evidence.
@@ -120,7 +120,7 @@ class _Shard:
             searcher = self.index.searcher()
             found = searcher.search(query, limit=limit, count=False).hits
             addresses = [address for _score, address in found]
-            # key_no and session_no are integer fast fields of every document (_document)
+            # key_no and session_no are integer fast fields of every document (keyword_fields)
             keys = cast(list[int], searcher.fast_field_values("key_no", addresses))
             sessions = cast(list[int], searcher.fast_field_values("session_no", addresses))
         return [KeywordHit(float(score), key_no, session_no, searcher, address)
@@ -138,6 +138,34 @@ class _Shard:
             with reading("keyword", self.path):
                 document = searcher.doc(address)
             yield document
+
+
+# A document ready to add: whether it goes to the memories index, and its field values
+# (plain values, so a worker process can make them and send them to the writer).
+KeywordFields = tuple[bool, dict[str, object]]
+
+
+def keyword_fields(doc: Doc) -> KeywordFields:
+    """Analyse a document's text for the index (the costly part of adding it)."""
+    text = doc.text[:MAX_INDEXED_CHARS]
+    analyzed = analyze(text)
+    names = analyze(" ".join(filter(None, (doc.speaker, *doc.participants)))).body
+    return doc.role.startswith(MEMORY_ROLE_PREFIX), {
+        "key": doc.key,
+        "session_id": doc.session_id,
+        "message_id": doc.message_id or "",
+        "role": doc.role,
+        "channel": doc.channel,
+        "participant": list(doc.participants) or [""],
+        "day": doc.day,
+        "key_no": id_number(doc.key),
+        "session_no": id_number(doc.session_id),
+        "body": " ".join(analyzed.body),
+        "parts": " ".join(analyzed.parts),
+        "chars": " ".join(analyzed.chars),
+        "names": " ".join(names),
+        "stored": "\x1f".join((doc.time or "", doc.speaker or "", text)).encode(),
+    }
 
 
 class KeywordIndex:
@@ -173,9 +201,13 @@ class KeywordIndex:
                 writer.delete_documents_by_term("key", key)
 
     def add(self, docs: Iterable[Doc]) -> None:
-        for doc in docs:
-            shard = self.memories if doc.role.startswith(MEMORY_ROLE_PREFIX) else self.messages
-            shard.writer().add_document(self._document(doc))
+        self.add_fields(keyword_fields(doc) for doc in docs)
+
+    def add_fields(self, documents: Iterable[KeywordFields]) -> None:
+        """Add documents analysed already (keyword_fields, maybe in another process)."""
+        for is_memory, fields in documents:
+            shard = self.memories if is_memory else self.messages
+            shard.writer().add_document(tantivy.Document(**fields))
 
     def commit(self) -> None:
         for shard in self.shards:
@@ -184,28 +216,6 @@ class KeywordIndex:
     def close(self) -> None:
         for shard in self.shards:
             shard.close()
-
-    @staticmethod
-    def _document(doc: Doc) -> tantivy.Document:
-        text = doc.text[:MAX_INDEXED_CHARS]
-        analyzed = analyze(text)
-        names = analyze(" ".join(filter(None, (doc.speaker, *doc.participants)))).body
-        return tantivy.Document(
-            key=doc.key,
-            session_id=doc.session_id,
-            message_id=doc.message_id or "",
-            role=doc.role,
-            channel=doc.channel,
-            participant=list(doc.participants) or [""],
-            day=doc.day,
-            key_no=id_number(doc.key),
-            session_no=id_number(doc.session_id),
-            body=" ".join(analyzed.body),
-            parts=" ".join(analyzed.parts),
-            chars=" ".join(analyzed.chars),
-            names=" ".join(names),
-            stored="\x1f".join((doc.time or "", doc.speaker or "", text)).encode(),
-        )
 
     # reading
     def refresh(self) -> None:
@@ -328,6 +338,6 @@ def _stored_doc(doc: tantivy.Document) -> StoredDoc:
 
 
 def _stored(doc: tantivy.Document) -> tuple[str | None, str | None, str]:
-    """The stored field's time, speaker and text (see KeywordIndex._document)."""
+    """The stored field's time, speaker and text (see keyword_fields)."""
     time, speaker, text = bytes(doc["stored"][0]).decode().split("\x1f", 2)
     return time or None, speaker or None, text

@@ -25,7 +25,7 @@ from indexer.stores.memories import MemoryStore
 from indexer.stores.sqlite import SQLiteStore, transaction
 from models import Memory
 
-__all__ = ["PrunedMemory", "RelevanceRow", "RelevanceStore", "remove_memories",
+__all__ = ["PrunedMemory", "RelevanceRow", "RelevanceStore", "pruned_ids", "remove_memories",
            "session_of_memory", "without_pruned"]
 
 _SCHEMA = """
@@ -165,6 +165,12 @@ class RelevanceStore(SQLiteStore):
         if params:
             with transaction(self._db):
                 self._db.executemany(sql, params)
+
+
+def pruned_ids(data: DataDir, session_ids: Collection[str] | None = None) -> set[str]:
+    """The ids of the memories pruned from these sessions (all sessions: None)."""
+    with RelevanceStore(data) as store:
+        return {p.memory_id for p in store.pruned(session_ids)}
 
 
 def without_pruned(data: DataDir, extracted: Sequence[tuple[str, list[Memory]]],

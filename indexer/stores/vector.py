@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from lancedb.index import IvfHnswSq, IvfPq
     from lancedb.table import Table
 
-__all__ = ["LANGS", "VectorHit", "VectorIndex"]
+__all__ = ["LANGS", "VectorHit", "VectorIndex", "vector_rows"]
 
 log = logging.getLogger(__name__)
 
@@ -116,6 +116,35 @@ def table_name(kind: str, lang: str) -> str:
 
 
 TABLES = tuple(table_name(kind, lang) for kind in KINDS for lang in LANGS)
+
+
+def vector_rows(passages: Sequence[Passage], vectors: np.ndarray,
+                dim: int) -> dict[str, pa.Table]:
+    """The rows of each table that these passages (rows of `vectors` match) go to, as Arrow."""
+    vectors = np.ascontiguousarray(vectors, dtype=np.float32)
+    parts: dict[str, list[int]] = {}
+    for row, passage in enumerate(passages):
+        parts.setdefault(_part(passage), []).append(row)
+    return {name: _rows([passages[i] for i in rows], vectors[rows], dim)
+            for name, rows in parts.items()}
+
+
+def _rows(passages: Sequence[Passage], vectors: np.ndarray, dim: int) -> pa.Table:
+    docs = [p.doc for p in passages]
+    return pa.table(
+        {
+            "passage_id": [p.passage_id for p in passages],
+            "key": [d.key for d in docs],
+            "session_id": [d.session_id for d in docs],
+            "message_id": [d.message_id or "" for d in docs],
+            "role": [d.role for d in docs],
+            "channel": [d.channel for d in docs],
+            "participants": ["|" + "|".join(d.participants) + "|" for d in docs],
+            "day": pa.array([d.day for d in docs], pa.int32()),
+            "vector": pa.FixedSizeListArray.from_arrays(pa.array(vectors.ravel()), dim),
+        },
+        schema=_schema(dim),
+    )
 
 
 def _part(passage: Passage) -> str:
@@ -229,30 +258,13 @@ class VectorIndex:
                     self.tables[table_name(kind, lang)].delete(where)
 
     def add(self, passages: Sequence[Passage], vectors: np.ndarray) -> None:
-        self._datasets.clear()
-        vectors = np.ascontiguousarray(vectors, dtype=np.float32)
-        parts: dict[str, list[int]] = {}
-        for row, passage in enumerate(passages):
-            parts.setdefault(_part(passage), []).append(row)
-        for name, rows in parts.items():
-            self.tables[name].add(self._batch([passages[i] for i in rows], vectors[rows]))
+        self.add_rows(vector_rows(passages, vectors, self.dim))
 
-    def _batch(self, passages: Sequence[Passage], vectors: np.ndarray) -> pa.Table:
-        docs = [p.doc for p in passages]
-        return pa.table(
-            {
-                "passage_id": [p.passage_id for p in passages],
-                "key": [d.key for d in docs],
-                "session_id": [d.session_id for d in docs],
-                "message_id": [d.message_id or "" for d in docs],
-                "role": [d.role for d in docs],
-                "channel": [d.channel for d in docs],
-                "participants": ["|" + "|".join(d.participants) + "|" for d in docs],
-                "day": pa.array([d.day for d in docs], pa.int32()),
-                "vector": pa.FixedSizeListArray.from_arrays(pa.array(vectors.ravel()), self.dim),
-            },
-            schema=_schema(self.dim),
-        )
+    def add_rows(self, rows: dict[str, pa.Table]) -> None:
+        """Add the rows vector_rows made (maybe in another process), table by table."""
+        self._datasets.clear()
+        for name, table in rows.items():
+            self.tables[name].add(table)
 
     def optimize(self) -> None:
         """Compact fragments, drop old versions, and keep the ANN and scalar indexes covering
