@@ -96,6 +96,9 @@ class Settings:
         "requires `recall reindex`"))
     model_cache: Path | None = field(default=None, metadata=_about(
         "RECALL_MODEL_CACHE", "where converted models are kept; default: <home>/models"))
+    embed_threads: int = setting("RECALL_EMBED_THREADS", 0, (
+        "threads that embed passages in bulk (an ingest, a reindex; each Ray worker's own); "
+        "0: one per core"), NOT_NEGATIVE)
     max_file_mb: float = setting(
         "RECALL_MAX_FILE_MB", 50.0, "input files larger than this are rejected", POSITIVE)
     batch_sessions: int = setting(

@@ -73,7 +73,8 @@ class RecallService:
             if self._embedder is None:
                 from indexer.embedding.embedders import load_embedder
 
-                self._embedder = load_embedder(self.settings.embedder, self.settings.model_cache)
+                self._embedder = load_embedder(self.settings.embedder, self.settings.model_cache,
+                                               self.settings.embed_threads)
         return self._embedder
 
     def ingestor(self, import_options: ImportOptions | None = None) -> Ingestor:

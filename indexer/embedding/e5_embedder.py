@@ -27,9 +27,9 @@ class E5Embedder:
     SMALL = 32  # up to this many passages (a search's background lines), the query session
 
     def __init__(self, folder: Path, *, name: str, similarity_margin: float,
-                 batch_size: int = 32) -> None:
+                 batch_size: int = 32, bulk_threads: int = 0) -> None:
         self.queries = OnnxEncoder(folder, threads=1)
-        self.bulk = OnnxEncoder(folder, threads=0)
+        self.bulk = OnnxEncoder(folder, threads=bulk_threads)  # 0: one per physical core
         self.name = name
         self.similarity_margin = similarity_margin
         self.batch_size = batch_size

