@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -16,18 +18,45 @@ from search.dates import check_day
 if TYPE_CHECKING:
     from api.service import RecallService
     from api.service.indexing import ImportPreview, IndexResult
+    from indexer.ingest.compute import BatchComputer
 
 __all__ = ["COMMANDS"]
 
 PATHS = click.Path(path_type=Path)
 
 
+def ray_options(command: Callable[..., int]) -> Callable[..., int]:
+    """--ray [ADDRESS] and --ray-workers N: compute the batches on a Ray cluster."""
+    command = click.option(
+        "--ray-workers", type=click.IntRange(min=1), default=None, metavar="N",
+        help="Ray worker processes (default: one per CPU of the cluster, or per GPU)")(command)
+    return click.option(
+        "--ray", "ray_address", is_flag=False, flag_value="local", default=None,
+        metavar="[ADDRESS]",
+        help="compute on a Ray cluster (memories, keyword analysis, embeddings), writing here; "
+             "without ADDRESS a local Ray instance is started (docs/scale-out.md)")(command)
+
+
+@contextmanager
+def computing(service: RecallService, address: str | None,
+              workers: int | None) -> Iterator[BatchComputer | None]:
+    """The Ray computer the options ask for, started and stopped around the work; else None."""
+    if address is None and workers is None:
+        yield None
+        return
+    with service.ray_computer(None if address in (None, "local") else address,
+                              workers) as computer:
+        yield computer
+
+
 @click.command()
 @click.argument("paths", nargs=-1, required=True, type=PATHS, metavar="PATH...")
 @click.option("--strict", is_flag=True, help="exit non-zero if any file is rejected")
+@ray_options
 @json_option
 @pass_service
-def index(service: RecallService, paths: tuple[Path, ...], strict: bool, as_json: bool) -> int:
+def index(service: RecallService, paths: tuple[Path, ...], strict: bool, ray_address: str | None,
+          ray_workers: int | None, as_json: bool) -> int:
     """Ingest session files and folders.
 
     Reads *.json, *.jsonl and .aider.chat.history.md under each PATH; the format (archive JSON,
@@ -36,7 +65,8 @@ def index(service: RecallService, paths: tuple[Path, ...], strict: bool, as_json
     missing = [str(p) for p in paths if not p.exists()]
     for path in missing:
         print(f"recall: no such file or folder: {path}", file=sys.stderr)
-    report = service.index([p for p in paths if p.exists()])
+    with computing(service, ray_address, ray_workers) as computer:
+        report = service.index([p for p in paths if p.exists()], computer=computer)
     if as_json:
         print_json(report)
     else:
@@ -215,11 +245,14 @@ def delete(service: RecallService, session_ids: tuple[str, ...], purge: bool) ->
 
 
 @click.command()
+@ray_options
 @json_option
 @pass_service
-def reindex(service: RecallService, as_json: bool) -> int:
+def reindex(service: RecallService, ray_address: str | None, ray_workers: int | None,
+            as_json: bool) -> int:
     """Rebuild both indexes from the archive, switching atomically."""
-    report = service.maintenance.reindex()
+    with computing(service, ray_address, ray_workers) as computer:
+        report = service.maintenance.reindex(computer)
     if as_json:
         print_json(report)
     else:

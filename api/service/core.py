@@ -34,8 +34,10 @@ from search.ranker import learned_ranker
 from search.searcher import Searcher
 
 if TYPE_CHECKING:  # the write path and the model are loaded when first needed
+    from indexer.distributed.ray_compute import RayComputer
     from indexer.embedding.embedders import Embedder
     from indexer.formats import ImportOptions
+    from indexer.ingest.compute import BatchComputer
     from indexer.ingest.ingestor import Ingestor
     from indexer.ingest.progress import ProgressFactory
 
@@ -89,6 +91,15 @@ class RecallService:
             import_options=import_options,
         )
 
+    def ray_computer(self, address: str | None, workers: int | None) -> RayComputer:
+        """Computes ingest batches on a Ray cluster (a local one when address is None), with
+        this service's embedder; use it in a `with` block."""
+        from indexer.distributed.ray_compute import RayComputer, RaySpec
+
+        spec = RaySpec(address, workers, self.settings.embed_threads or 1,
+                       self.settings.embedder, self.settings.model_cache)
+        return RayComputer(spec, self.progress)
+
     @property
     def max_file_bytes(self) -> int:
         return int(self.settings.max_file_mb * 1_000_000)
@@ -100,8 +111,8 @@ class RecallService:
 
     # writes
     def index(self, paths: Sequence[Path], import_options: ImportOptions | None = None,
-              ) -> IndexResult:
-        report = self.ingestor(import_options).index_paths(paths)
+              computer: BatchComputer | None = None) -> IndexResult:
+        report = self.ingestor(import_options).index_paths(paths, computer)
         return IndexResult.of(report, import_options.format if import_options else None)
 
     def preview_import(self, fmt: str, files: Sequence[Path],

@@ -22,6 +22,7 @@ from models import InvalidInput, Memory, Session
 from search.dates import check_day
 
 if TYPE_CHECKING:
+    from indexer.ingest.compute import BatchComputer
     from indexer.ingest.ingestor import Ingestor
 
 __all__ = ["MAX_FILTER_VALUES", "CleanupReport", "ConsistencyReport", "Maintenance",
@@ -140,8 +141,8 @@ class Maintenance:
         self._ingestor = ingestor
         self._embedder_name = embedder_name  # loads the model: call only when needed
 
-    def reindex(self) -> IndexResult:
-        return IndexResult.of(self._ingestor().reindex())
+    def reindex(self, computer: BatchComputer | None = None) -> IndexResult:
+        return IndexResult.of(self._ingestor().reindex(computer))
 
     def purge(self) -> PurgeReport:
         copied = self._ingestor().purge()

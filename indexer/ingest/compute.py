@@ -71,19 +71,22 @@ Batches = Iterable[Sequence[Prepared]]
 class BatchComputer(Protocol):
     """Computes batches of prepared sessions, handing them back in the order given."""
 
-    def compute(self, batches: Batches) -> Iterator[tuple[Sequence[Prepared], ComputedBatch]]: ...
+    def compute(self, data: DataDir,
+                batches: Batches) -> Iterator[tuple[Sequence[Prepared], ComputedBatch]]:
+        """The batches, computed, for data's writer (its pruned memories are left out)."""
+        ...
 
 
 class LocalComputer:
     """Computes each batch in this process when the writer asks for it: nothing runs ahead."""
 
-    def __init__(self, data: DataDir, embedder: Embedder) -> None:
-        self.data = data
+    def __init__(self, embedder: Embedder) -> None:
         self.embedder = embedder
 
-    def compute(self, batches: Batches) -> Iterator[tuple[Sequence[Prepared], ComputedBatch]]:
+    def compute(self, data: DataDir,
+                batches: Batches) -> Iterator[tuple[Sequence[Prepared], ComputedBatch]]:
         for batch in batches:
-            yield batch, compute_prepared(self.data, batch, self.embedder)
+            yield batch, compute_prepared(data, batch, self.embedder)
 
 
 def compute_prepared(data: DataDir, batch: Sequence[Prepared],

@@ -139,7 +139,7 @@ class Generations:
                                         self.embedder.dim)
             try:
                 built = self._build(gen, report,
-                                    computer or LocalComputer(self.data, self.embedder))
+                                    computer or LocalComputer(self.embedder))
                 with self.lock():
                     state = State(self.data.state_db)
                     try:
@@ -179,7 +179,8 @@ class Generations:
                 if prepared:
                     yield prepared
 
-        for batch, computed in computer.compute(batched(archived(), self.batch_sessions)):
+        for batch, computed in computer.compute(self.data,
+                                                batched(archived(), self.batch_sessions)):
             self._write(gen, batch, built, computed)
             report.indexed += len(batch)
         bar.close()

@@ -15,11 +15,17 @@ log = logging.getLogger("recall.progress")
 class Progress(Protocol):
     def update(self, n: int = 1) -> None: ...
 
+    def note(self, text: str) -> None:
+        """Say something beside the count (a rate)."""
+
     def close(self) -> None: ...
 
 
 class _Silent:
     def update(self, n: int = 1) -> None:
+        pass
+
+    def note(self, text: str) -> None:
         pass
 
     def close(self) -> None:
@@ -32,13 +38,19 @@ class _LogLines:
     def __init__(self, total: int, desc: str, unit: str, every: float = 5.0) -> None:
         self.total, self.desc, self.unit, self.every = total, desc, unit, every
         self.done = 0
+        self.text = ""
         self._last = time.monotonic()
 
     def update(self, n: int = 1) -> None:
         self.done += n
         if time.monotonic() - self._last >= self.every:
             self._last = time.monotonic()
-            log.info("%s: %d/%d %ss", self.desc, self.done, self.total, self.unit)
+            of = f"/{self.total}" if self.total else ""  # 0: the total is not known
+            log.info("%s: %d%s %ss%s", self.desc, self.done, of, self.unit,
+                     f", {self.text}" if self.text else "")
+
+    def note(self, text: str) -> None:
+        self.text = text
 
     def close(self) -> None:
         pass
@@ -51,10 +63,24 @@ def silent_progress(total: int, desc: str, unit: str = "file") -> Progress:
 def make_progress(total: int, desc: str, unit: str = "file") -> Progress:
     """A bar counting `unit`s (file, session, document, vector)."""
     if sys.stderr.isatty():
+        return _Bar(total, desc, unit)
+    return _LogLines(total, desc, unit)
+
+
+class _Bar:
+    def __init__(self, total: int, desc: str, unit: str) -> None:
         from tqdm import tqdm
 
-        return tqdm(total=total, desc=desc, unit=unit, file=sys.stderr, leave=False)
-    return _LogLines(total, desc, unit)
+        self.bar = tqdm(total=total or None, desc=desc, unit=unit, file=sys.stderr, leave=False)
+
+    def update(self, n: int = 1) -> None:
+        self.bar.update(n)
+
+    def note(self, text: str) -> None:
+        self.bar.set_postfix_str(text, refresh=False)
+
+    def close(self) -> None:
+        self.bar.close()
 
 
 class ProgressFactory(Protocol):

@@ -48,8 +48,8 @@ class BatchWriter:
                   computer: BatchComputer | None = None) -> None:
         """Write sessions as they come, batch_sessions at a time, computed by `computer`
         (default: here, each batch when its turn comes)."""
-        computer = computer or LocalComputer(self.data, self.embedder)
-        for batch, computed in computer.compute(batched(prepared, batch_sessions)):
+        computer = computer or LocalComputer(self.embedder)
+        for batch, computed in computer.compute(self.data, batched(prepared, batch_sessions)):
             self.flush(list(batch), state, gen, report, computed)
 
     def flush(self, batch: list[Prepared], state: State, gen: Generation,

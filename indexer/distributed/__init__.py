@@ -1,0 +1,1 @@
+"""Scale-out: ingest batches computed on a Ray cluster."""

@@ -1,0 +1,178 @@
+"""Computing ingest batches on a Ray cluster: an actor pool of workers holding the model.
+
+The writer (this process, the driver) reads and prepares the sessions, sends each batch (a
+shard) to a worker, and commits the results in order, exactly as when it computes them itself
+(indexer/ingest/write.py): crash safety, generations and `recall check` do not depend on where
+a batch was computed. Workers only compute (indexer/ingest/compute.py): extract memories,
+analyse keyword text, embed; they read and write nothing of the data directory.
+
+A worker killed mid-shard is restarted by Ray and the shard is computed again (the actors are
+declared with max_restarts and max_task_retries); a driver killed mid-run leaves what a crashed
+single-process writer leaves, which the next run finishes or discards.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+import warnings
+from collections import deque
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Self
+
+from indexer.ingest.compute import Batches, ComputedBatch, compute_batch
+from indexer.ingest.prepare import Prepared
+from indexer.ingest.progress import Progress, ProgressFactory, silent_progress
+from indexer.stores.layout import DataDir
+from indexer.stores.relevance import pruned_ids
+from models import InvalidInput, Session
+
+__all__ = ["RayComputer", "RaySpec"]
+
+log = logging.getLogger(__name__)
+
+# Batches sent ahead to each worker: one computing, one waiting, so a worker never idles while
+# the driver commits; more would only hold more sessions in memory.
+IN_FLIGHT_PER_WORKER = 2
+# How often Ray restarts a killed worker, and retries the shard it held, before the run fails.
+WORKER_RESTARTS = 3
+
+
+@dataclass(frozen=True)
+class RaySpec:
+    """Where to compute: address None starts a local Ray instance of `workers` processes;
+    otherwise the cluster at that address (`ray start --head` prints it), `workers` actors
+    (default: one per CPU, or per GPU when it has GPUs)."""
+
+    address: str | None = None
+    workers: int | None = None
+    threads: int = 1  # encoder threads in each worker
+    embedder: str = "e5"
+    model_cache: Path | None = None
+
+
+class _Worker:
+    """One Ray actor: loads the embedder once, then computes the shards it is sent."""
+
+    def __init__(self, embedder: str, model_cache: Path | None, threads: int) -> None:
+        from indexer.embedding.embedders import load_embedder
+
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")  # workers never reach a model hub
+        self.embedder = load_embedder(embedder, model_cache, threads)
+
+    def pid(self) -> int:
+        return os.getpid()
+
+    def compute(self, sessions: list[Session], pruned: set[str]) -> ComputedBatch:
+        return compute_batch(sessions, self.embedder, pruned)
+
+
+class RayComputer:
+    """A BatchComputer whose batches are computed by Ray workers, several at once."""
+
+    def __init__(self, spec: RaySpec, progress: ProgressFactory = silent_progress) -> None:
+        self.spec = spec
+        self.progress = progress
+        self._started_here = False
+        self.actors: list[Any] = []
+
+    def __enter__(self) -> Self:
+        import ray
+
+        # Ray forks to start its processes, and Lance (loaded here) warns in every such child;
+        # they run Ray's own code at once and never touch Lance's state
+        warnings.filterwarnings("ignore", message="lance is not fork-safe")
+        if self.spec.address is None:
+            ray.init(num_cpus=self.spec.workers or os.cpu_count(), include_dashboard=False,
+                     log_to_driver=False, configure_logging=False)
+            self._started_here = True
+        else:
+            try:
+                ray.init(address=self.spec.address, log_to_driver=False, configure_logging=False)
+            except ConnectionError as exc:
+                raise InvalidInput(f"cannot reach the Ray cluster at {self.spec.address}: "
+                                   f"{exc}") from None
+        try:
+            self.actors = self._start_workers(ray)
+        except BaseException:
+            self.__exit__()
+            raise
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        import ray
+
+        for actor in self.actors:
+            ray.kill(actor)
+        self.actors = []
+        if self._started_here:
+            ray.shutdown()
+            self._started_here = False
+
+    def _start_workers(self, ray: Any) -> list[Any]:
+        resources = ray.cluster_resources()
+        gpus = int(resources.get("GPU", 0))
+        count = self.spec.workers or gpus or int(resources.get("CPU", 1))
+        worker = ray.remote(max_restarts=WORKER_RESTARTS, max_task_retries=WORKER_RESTARTS,
+                            num_cpus=self.spec.threads if not gpus else 0,
+                            num_gpus=1 if gpus else 0)(_Worker)
+        actors = [worker.remote(self.spec.embedder, self.spec.model_cache, self.spec.threads)
+                  for _ in range(count)]
+        ray.get([actor.pid.remote() for actor in actors])  # each loaded its model
+        log.info("Ray: %d workers (%s), %d thread(s) each", count,
+                 f"{gpus} GPUs" if gpus else "CPU", self.spec.threads)
+        return actors
+
+    def worker_pids(self) -> list[int]:
+        import ray
+
+        return list(ray.get([actor.pid.remote() for actor in self.actors]))
+
+    def compute(self, data: DataDir,
+                batches: Batches) -> Iterator[tuple[Sequence[Prepared], ComputedBatch]]:
+        """Send batches to the workers as they free up; hand results back in order."""
+        if not self.actors:
+            raise RuntimeError("RayComputer used outside its `with` block")
+        from ray.util import ActorPool
+
+        pool = ActorPool(self.actors)  # a batch goes to a free worker; results come in order
+        pending: deque[Sequence[Prepared]] = deque()
+        limit = IN_FLIGHT_PER_WORKER * len(self.actors)
+        rate = _Rate(self.progress(0, "computing on Ray", "shard"))
+        for batch in batches:
+            ids = [p.session.session_id for p in batch]
+            pool.submit(lambda actor, shard: actor.compute.remote(*shard),
+                        ([p.session for p in batch], pruned_ids(data, ids)))
+            pending.append(batch)
+            if len(pending) >= limit:
+                yield rate.done(pending.popleft(), pool.get_next())
+        while pending:
+            yield rate.done(pending.popleft(), pool.get_next())
+        rate.close()
+
+
+class _Rate:
+    """Shards done and messages per second across the cluster, on the progress bar."""
+
+    def __init__(self, bar: Progress) -> None:
+        self.bar = bar
+        self.started = time.monotonic()
+        self.shards = 0
+        self.messages = 0
+
+    def done(self, batch: Sequence[Prepared],
+             computed: ComputedBatch) -> tuple[Sequence[Prepared], ComputedBatch]:
+        self.shards += 1
+        self.messages += sum(len(p.session.messages) for p in batch)
+        self.bar.update(1)
+        self.bar.note(f"{self.messages / max(time.monotonic() - self.started, 1e-9):.0f} "
+                      "messages/s")
+        return batch, computed
+
+    def close(self) -> None:
+        self.bar.close()
+        log.info("Ray: %d shards, %d messages in %.1f s", self.shards, self.messages,
+                 time.monotonic() - self.started)
