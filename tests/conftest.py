@@ -26,6 +26,8 @@ from indexer.embedding.e5.install import build_e5_model
 
 from .helpers import EXAMPLES, JSONL, SESSIONS, TASKS, make_service
 
+pytest_plugins = ["tests.s3"]  # the s3_server fixture: a real S3 server (radosgw)
+
 
 @pytest.fixture(autouse=True)
 def clean_environ(monkeypatch: pytest.MonkeyPatch) -> None:
