@@ -164,6 +164,25 @@ class Settings:
     relevance_max_memories: int | None = setting("RECALL_RELEVANCE_MAX_MEMORIES", None, (
         "`recall relevance prune`: keep at most this many memories, removing the least "
         "relevant (listed, never silently); unset: no limit"), NOT_NEGATIVE)
+    store: str | None = setting("RECALL_STORE", None, (
+        "s3://bucket/prefix: after each write, publish the archive, indexes and databases there "
+        "for `recall serve --from` processes elsewhere (docs/scale-out.md); unset: local only"))
+    s3_endpoint: str | None = setting("RECALL_S3_ENDPOINT", None, (
+        "S3 endpoint URL (e.g. http://127.0.0.1:7480 for Ceph radosgw); unset: AWS"))
+    s3_region: str = setting("RECALL_S3_REGION", "us-east-1", "S3 region")
+    s3_access_key: str | None = setting("RECALL_S3_ACCESS_KEY", None, (
+        "S3 access key; unset: boto3's own chain (AWS_* variables, ~/.aws, an instance role)"),
+        secret=True)
+    s3_secret_key: str | None = setting("RECALL_S3_SECRET_KEY", None, "S3 secret key",
+                                        secret=True)
+    s3_verify_tls: str = setting("RECALL_S3_VERIFY_TLS", "true", (
+        "check the S3 endpoint's TLS certificate: 'true', 'false', or a CA bundle file"))
+    lease_seconds: float = setting("RECALL_LEASE_SECONDS", 60.0, (
+        "the writer's lease on RECALL_STORE lasts this long unless renewed (each publish, and "
+        "`recall serve` every third of it)"), POSITIVE)
+    follow_interval: float = setting("RECALL_FOLLOW_INTERVAL", 1.0, (
+        "`recall serve --from`: seconds between looks at the published pointer; also how "
+        "often `recall serve` with RECALL_STORE publishes what changed"), POSITIVE)
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None, **overrides: object) -> Settings:

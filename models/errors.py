@@ -8,8 +8,9 @@
     ├── NotFound (404)
     ├── PayloadTooLarge (413)
     ├── Conflict (409)          the request clashes with what is stored
-    │   ├── WriterBusy          another process holds the writer lock
-    │   └── SessionArchived     a change to a session that is archived
+    │   ├── WriterBusy          another process holds the writer lock (or the store's lease)
+    │   ├── SessionArchived     a change to a session that is archived
+    │   └── ReadOnlyReplica     a write sent to a server that follows another's data
     ├── StorageFault (503)      the machine refused a read or a write
     │   ├── DiskFull (507)      no space left on the disk holding the data directory
     │   ├── DataReadOnly        the data directory cannot be written
@@ -36,6 +37,7 @@ __all__ = [
     "NewerData",
     "NotFound",
     "PayloadTooLarge",
+    "ReadOnlyReplica",
     "RecallError",
     "SessionArchived",
     "StorageFault",
@@ -91,6 +93,10 @@ class WriterBusy(Conflict):
 
 class SessionArchived(Conflict):
     title = "Session archived"
+
+
+class ReadOnlyReplica(Conflict):
+    title = "Read-only replica"
 
 
 class IndexUnavailable(RecallError):

@@ -241,6 +241,9 @@ def delete(service: RecallService, session_ids: tuple[str, ...], purge: bool) ->
         copied = service.maintenance.purge()
         print(f"purged: copied {copied.keyword_documents} keyword documents and "
               f"{copied.vector_rows} vectors into fresh files; older files removed")
+        if service.settings.store:  # and from object storage: every object an older publish needed
+            report = service.publish(purge=True)
+            print(f"purged {report.removed} older objects from {service.settings.store}")
     return 0
 
 

@@ -19,6 +19,7 @@ from api.cli import (
     secrets,
     serve,
     setup,
+    storage,
     todos,
     watch,
 )
@@ -32,11 +33,14 @@ __all__ = ["cli", "main"]
 
 class RecallGroup(click.Group):
     """The `recall` group: a fault of the machine in any command (a full disk, a read-only data
-    directory, a damaged index) ends it with a clear message instead of a traceback."""
+    directory, a damaged index) ends it with a clear message instead of a traceback; with
+    RECALL_STORE set, a writing command ends by publishing (api/cli/storage.py)."""
 
     def invoke(self, ctx: click.Context) -> object:
         try:
-            return super().invoke(ctx)
+            result = super().invoke(ctx)
+            storage.publish_after(ctx.invoked_subcommand, ctx.find_object(Run))
+            return result
         except (click.exceptions.ClickException, click.exceptions.Exit, click.Abort):
             raise
         except Exception as exc:
@@ -77,7 +81,7 @@ def _log_to_stderr(ctx: click.Context, level: int) -> None:
 
 
 for family in (archive, watch, read, memories, recovery, live, todos, maintenance, serve, setup,
-               secrets):
+               secrets, storage):
     for command in family.COMMANDS:
         cli.add_command(command)
 

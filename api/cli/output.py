@@ -33,6 +33,10 @@ class Run:
         self._service: RecallService | None = None
 
     @property
+    def service_built(self) -> bool:
+        return self._service is not None
+
+    @property
     def service(self) -> RecallService:
         if self._service is None:
             from api.service import RecallService

@@ -15,6 +15,7 @@ from models import InvalidInput
 
 if TYPE_CHECKING:
     from api.service import RecallService
+    from api.service.remote import Following, Publishing
 
 __all__ = ["COMMANDS"]
 
@@ -25,9 +26,15 @@ __all__ = ["COMMANDS"]
 @click.option("--port", type=int, default=8765, show_default=True)
 @click.option("--insecure", is_flag=True,
               help="allow a non-loopback address without RECALL_API_TOKEN")
+@click.option("--from", "follow", metavar="S3_URI",
+              help="serve a read-only replica of what a writer publishes at s3://bucket/prefix, "
+                   "kept in this data directory and switched as the writer publishes")
 @pass_service
-def serve(service: RecallService, host: str, port: int, insecure: bool) -> int:
-    """Serve the HTTP API (and MCP at /mcp)."""
+def serve(service: RecallService, host: str, port: int, insecure: bool, follow: str | None) -> int:
+    """Serve the HTTP API (and MCP at /mcp).
+
+    With RECALL_STORE set, it also publishes what its writes change; with --from, it follows
+    another writer's publishes instead and refuses writes (docs/scale-out.md)."""
     import uvicorn  # only this command needs the server
 
     from api.http import create_app
@@ -42,19 +49,42 @@ def serve(service: RecallService, host: str, port: int, insecure: bool) -> int:
         raise InvalidInput(
             f"refusing to serve on {host} without RECALL_API_TOKEN: anyone who can reach it "
             "could read your conversations. Set RECALL_API_TOKEN, or pass --insecure.")
+    loop = object_storage(service, follow)  # before listening: a replica needs its first copy
     print(f"recall: serving {service.data.root} on http://{host}:{port} "
-          f"(auth {'on' if service.settings.api_token else 'off'})", file=sys.stderr)
+          f"(auth {'on' if service.settings.api_token else 'off'}"
+          f"{f', following {follow}' if follow else ''})", file=sys.stderr)
     # Listening before announcing: the CLI on this data directory sends its searches here from
     # then on, and one sent while the model warms up waits in the queue instead of being refused.
     sock = listen(host, port)
     announced = announce(service.data.ensure().root, host, port, service.settings.embedder)
     try:
+        if loop:
+            loop.start()
         app = create_app(service.settings, service, host=host, announced=announced)
         uvicorn.Server(server_config(app, service.settings, host=host, port=port)).run(sockets=[sock])
     finally:
+        if loop:
+            loop.stop()
         withdraw(service.data.root, announced)
         sock.close()
     return 0
+
+
+def object_storage(service: RecallService, follow: str | None) -> Following | Publishing | None:
+    """The loop that follows a store (--from) or publishes to one (RECALL_STORE), its first
+    round done: a replica has its first copy; a writer holds the lease (another's: WriterBusy)."""
+    from api.service.remote import Following, Publishing, follower
+
+    if follow:
+        following = follower(service.data, service.settings, follow)
+        following.sync()
+        service.replica_of = follow
+        return Following(following, service.settings.follow_interval)
+    if service.settings.store:
+        publishing = Publishing(service.data, service.settings)
+        publishing.step()
+        return publishing
+    return None
 
 
 def listen(host: str, port: int) -> socket.socket:

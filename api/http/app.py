@@ -11,7 +11,7 @@ from litestar.openapi.spec import Components, SecurityScheme
 from litestar.plugins.prometheus import PrometheusConfig
 from litestar.types import Receive, Scope, Send
 
-from api.http.auth import token_guard
+from api.http.auth import replica_guard, token_guard
 from api.http.discovery import ServerFile, prover, withdraw
 from api.http.limits import read_body
 from api.http.options import AllowHeader
@@ -80,7 +80,7 @@ def create_app(settings: Settings, service: RecallService | None = None, *,
     return Litestar(
         route_handlers=[v1, health_route, metrics_route, mcp_mount, *page_routes()],
         # every route: /v1, /mcp, /healthz, /metrics, /schema; not the page (api/http/page.py)
-        guards=[token_guard(settings.api_token)],
+        guards=[token_guard(settings.api_token), replica_guard(shared)],
         lifespan=[mcp_lifespan(mcp_server)],
         dependencies={"service": Provide(lambda: shared, sync_to_thread=False)},
         exception_handlers=EXCEPTION_HANDLERS,  # type: ignore[arg-type]

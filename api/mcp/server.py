@@ -223,6 +223,10 @@ def build_mcp(service: RecallService) -> MCPServer:
 
     add_live_tools(server, service)
     add_todo_tools(server, service)
+    if service.replica_of:  # a read-only replica offers the reading tools only
+        for tool in server._tool_manager.list_tools():
+            if not (tool.annotations and tool.annotations.read_only_hint):
+                server.remove_tool(tool.name)
     return server
 
 

@@ -28,7 +28,7 @@ from api.settings import Settings
 from indexer.formats.importer import preview
 from indexer.ingest.progress import silent_progress
 from indexer.stores.layout import DataDir
-from models import RecallError, ResumeHint, SearchRequest, SearchResponse
+from models import ReadOnlyReplica, RecallError, ResumeHint, SearchRequest, SearchResponse
 from search.digest import Digest, build_digest, period_range
 from search.ranker import learned_ranker
 from search.searcher import Searcher
@@ -40,6 +40,7 @@ if TYPE_CHECKING:  # the write path and the model are loaded when first needed
     from indexer.ingest.compute import BatchComputer
     from indexer.ingest.ingestor import Ingestor
     from indexer.ingest.progress import ProgressFactory
+    from indexer.remote.publish import PublishReport
 
 __all__ = ["RecallService"]
 
@@ -51,6 +52,9 @@ class RecallService:
                  progress: ProgressFactory = silent_progress) -> None:
         self.settings = settings
         self.data = DataDir(settings.home)
+        # s3://... when this service follows another's published data (`recall serve --from`):
+        # it answers reads and refuses writes
+        self.replica_of: str | None = None
         self.progress = progress
         self._embedder = embedder
         self._lock = threading.Lock()
@@ -82,6 +86,7 @@ class RecallService:
     def ingestor(self, import_options: ImportOptions | None = None) -> Ingestor:
         from indexer.ingest.ingestor import Ingestor
 
+        self.refuse_writes_if_replica()
         return Ingestor(
             self.data, self.embedder,
             max_file_bytes=self.max_file_bytes,
@@ -100,6 +105,19 @@ class RecallService:
                        self.settings.embedder, self.settings.model_cache)
         return RayComputer(spec, self.progress)
 
+    def refuse_writes_if_replica(self) -> None:
+        if self.replica_of:
+            raise ReadOnlyReplica(
+                f"this server is a read-only replica of {self.replica_of}: send writes to the "
+                "writer that publishes there (docs/scale-out.md)")
+
+    def publish(self, purge: bool = False) -> PublishReport:
+        """Publish this data directory to RECALL_STORE now (after a purge: removing every
+        object that held deleted text)."""
+        from api.service.remote import publisher
+
+        return publisher(self.data, self.settings).publish(purge=purge)
+
     @property
     def max_file_bytes(self) -> int:
         return int(self.settings.max_file_mb * 1_000_000)
@@ -107,7 +125,8 @@ class RecallService:
     # snapshots and live sessions need each other (pausing saves a snapshot, recovering marks
     # the session): they are wired here, the one place that builds both
     def _mark_recovered(self, session_id: str) -> None:
-        self.live.mark_recovered(session_id)
+        if not self.replica_of:  # a replica recovers without noting it: the writer owns state
+            self.live.mark_recovered(session_id)
 
     # writes
     def index(self, paths: Sequence[Path], import_options: ImportOptions | None = None,

@@ -97,9 +97,10 @@ class Generation:
     def vectors(self) -> VectorIndex:
         """The vector side, opened on first use: a keyword search never loads Lance."""
         if self._vectors is None:
-            from indexer.stores.vector import VectorIndex
+            from indexer.stores.vector import RemoteTables, VectorIndex
 
-            self._vectors = VectorIndex(self.path / "vectors", self.dim)
+            self._vectors = VectorIndex(self.path / "vectors", self.dim,
+                                        remote=RemoteTables.of(self.path))
         return self._vectors
 
     def refresh(self) -> None:

@@ -34,7 +34,8 @@ if TYPE_CHECKING:
     from lancedb.index import IvfHnswSq, IvfPq
     from lancedb.table import Table
 
-__all__ = ["LANGS", "VectorHit", "VectorIndex", "vector_rows"]
+__all__ = ["LANGS", "RemoteTables", "VectorHit", "VectorIndex", "set_remote_storage",
+           "vector_rows"]
 
 log = logging.getLogger(__name__)
 
@@ -189,13 +190,49 @@ def deleted_rows(table: Table) -> int:
     return sum(fragment.metadata.num_deletions for fragment in table.to_lance().get_fragments())
 
 
+@dataclass(frozen=True)
+class RemoteTables:
+    """Vector tables read in place on object storage at the versions one publish recorded: a
+    follower's (indexer/remote/). Kept beside the generation as `remote.json`, without
+    credentials: those come from set_remote_storage()."""
+
+    uri: str  # s3://bucket/prefix/index/<gen>/vectors
+    versions: dict[str, int]
+
+    @classmethod
+    def of(cls, generation: Path) -> RemoteTables | None:
+        try:
+            found = json.loads((generation / REMOTE_TABLES).read_text())
+        except FileNotFoundError:
+            return None
+        return cls(found["uri"], {k: int(v) for k, v in found["versions"].items()})
+
+    def save(self, generation: Path) -> None:
+        from indexer.stores.layout import atomic_write
+
+        atomic_write(generation / REMOTE_TABLES,
+                     json.dumps({"uri": self.uri, "versions": self.versions}).encode())
+
+
+REMOTE_TABLES = "remote.json"
+_remote_storage: dict[str, str] = {}
+
+
+def set_remote_storage(options: dict[str, str]) -> None:
+    """How this process reaches object storage (Lance storage options), for RemoteTables."""
+    _remote_storage.clear()
+    _remote_storage.update(options)
+
+
 class VectorIndex:
-    def __init__(self, path: Path, dim: int, *, create: bool = False) -> None:
+    def __init__(self, path: Path, dim: int, *, create: bool = False,
+                 remote: RemoteTables | None = None) -> None:
         self.dim = dim
         self.path = path
+        self.remote = remote
         self._tables: dict[str, Table] | None = None  # LanceDB's, for writes: see tables
         self._datasets: dict[str, lance.LanceDataset] = {}  # for reads, see _dataset()
-        missing = [name for name in TABLES if not self._location(name).is_dir()]
+        missing = [] if remote else [n for n in TABLES if not self._location(n).is_dir()]
         if missing and create:
             self._open_tables()  # a new index: its tables are created now
         elif missing:  # opening would quietly make new, empty tables in their place
@@ -209,6 +246,9 @@ class VectorIndex:
     def tables(self) -> dict[str, Table]:
         """The LanceDB tables, which every write goes through. The first call connects, and
         so imports LanceDB (most of a second): reads never need them."""
+        if self.remote is not None:
+            raise PermissionError(f"the vector tables at {self.remote.uri} are read-only here: "
+                                  "a follower never writes them")
         return self._tables if self._tables is not None else self._open_tables()
 
     def _open_tables(self) -> dict[str, Table]:
@@ -224,6 +264,8 @@ class VectorIndex:
     def refresh(self) -> None:
         for table in (self._tables or {}).values():
             table.checkout_latest()
+        if self.remote is not None:  # a follower moves the versions on after each publish
+            self.remote = RemoteTables.of(self.path.parent) or self.remote
         self._datasets.clear()
 
     def _dataset(self, name: str) -> lance.LanceDataset:
@@ -234,7 +276,11 @@ class VectorIndex:
         dataset = self._datasets.get(name)
         if dataset is None:
             with reading("vector", self.path):
-                dataset = self._datasets[name] = lance.dataset(str(self._location(name)))
+                dataset = self._datasets[name] = (
+                    lance.dataset(str(self._location(name))) if self.remote is None
+                    else lance.dataset(f"{self.remote.uri}/{name}.lance",
+                                       version=self.remote.versions.get(name),
+                                       storage_options=_remote_storage))
         return dataset
 
     def count(self) -> int:

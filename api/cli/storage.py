@@ -1,0 +1,63 @@
+"""Object storage (docs/scale-out.md): `recall publish`, and the publish that follows every
+writing command when RECALL_STORE is set."""
+
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING
+
+import click
+
+from api.cli.output import json_option, pass_service, print_json
+from models import InvalidInput
+
+if TYPE_CHECKING:
+    from api.cli.output import Run
+    from api.service import RecallService
+
+__all__ = ["COMMANDS", "WRITING_COMMANDS", "publish_after"]
+
+# Commands that may change the data directory: with RECALL_STORE set, each ends by publishing.
+# (`recall watch` runs until stopped: a server, `recall serve`, publishes as it goes.)
+WRITING_COMMANDS = {"index", "import", "reindex", "delete", "check", "cleanup", "retention",
+                    "relevance", "session", "snapshot", "todo"}
+
+
+@click.command()
+@click.option("--purge", is_flag=True,
+              help="also remove at once every object only an older publish needed (after "
+                   "`recall delete --purge`, so no object keeps deleted text)")
+@json_option
+@pass_service
+def publish(service: RecallService, purge: bool, as_json: bool) -> int:
+    """Publish this data directory to RECALL_STORE now.
+
+    Uploads what changed since the last publish (archive files, index segments, vector table
+    files, the databases) and moves the pointer that `recall serve --from` processes follow.
+    Writing commands do this themselves when RECALL_STORE is set."""
+    if not service.settings.store:
+        raise InvalidInput("RECALL_STORE is not set: name the s3://bucket/prefix to publish to "
+                           "(and RECALL_S3_ENDPOINT and keys for a store other than AWS)")
+    report = service.publish(purge=purge)
+    if as_json:
+        print_json(report)
+    elif report.skipped:
+        print(f"publish #{report.seq} is current: nothing changed")
+    else:
+        print(f"published #{report.seq} ({report.generation}) to {service.settings.store}: "
+              f"{report.uploaded} objects uploaded, {report.removed} removed, "
+              f"in {report.seconds:.1f}s")
+    return 0
+
+
+def publish_after(command: str | None, run: Run | None) -> None:
+    """Publish after a writing command that used the data directory, when RECALL_STORE is set."""
+    if run is None or not run.settings.store or command not in WRITING_COMMANDS \
+            or not run.service_built:
+        return
+    report = run.service.publish()
+    if not report.skipped:
+        print(f"recall: published #{report.seq} to {run.settings.store}", file=sys.stderr)
+
+
+COMMANDS = [publish]

@@ -1,0 +1,142 @@
+"""A service's object-storage side (docs/scale-out.md): the writer publishes its data directory
+to RECALL_STORE; `recall serve --from s3://...` follows one as a read replica."""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from api.settings import Settings
+from indexer.stores.layout import DataDir
+from models import RecallError
+
+if TYPE_CHECKING:
+    from indexer.remote.follow import Follower
+    from indexer.remote.objects import S3Config
+    from indexer.remote.publish import Publisher
+
+__all__ = ["Following", "Publishing", "follower", "publisher", "s3_config"]
+
+log = logging.getLogger(__name__)
+
+
+def s3_config(settings: Settings, uri: str | None = None) -> S3Config:
+    from indexer.remote.objects import S3Config
+
+    uri = uri or settings.store
+    if not uri:
+        raise ValueError("no object store: set RECALL_STORE")
+    verify = settings.s3_verify_tls
+    return S3Config(uri, settings.s3_endpoint, settings.s3_region, settings.s3_access_key,
+                    settings.s3_secret_key,
+                    {"true": True, "false": False}.get(verify.lower(), verify))
+
+
+def publisher(data: DataDir, settings: Settings) -> Publisher:
+    from indexer.remote.objects import ObjectStore
+    from indexer.remote.publish import Publisher
+
+    return Publisher(data, ObjectStore(s3_config(settings)), lock_wait=settings.lock_wait,
+                     lease_seconds=settings.lease_seconds)
+
+
+def follower(data: DataDir, settings: Settings, uri: str) -> Follower:
+    from indexer.remote.follow import Follower
+    from indexer.remote.objects import ObjectStore
+
+    return Follower(data, ObjectStore(s3_config(settings, uri)))
+
+
+class _Loop:
+    """A daemon thread running `step` every `interval` seconds until stopped; a failed step is
+    logged and tried again next time."""
+
+    def __init__(self, name: str, interval: float) -> None:
+        self.name = name
+        self.interval = interval
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name=name, daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=30)
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.interval):
+            try:
+                self.step()
+            except (RecallError, OSError, ValueError, KeyError) as exc:
+                log.warning("%s: %s (trying again)", self.name, exc)
+
+    def step(self) -> None:
+        raise NotImplementedError
+
+
+class Publishing(_Loop):
+    """`recall serve` with RECALL_STORE: publishes what the server's writes changed, and keeps
+    the writer lease while it runs (renewed at a third of its length)."""
+
+    def __init__(self, data: DataDir, settings: Settings) -> None:
+        super().__init__("publishing", settings.follow_interval)
+        self.data = data
+        self.publisher = publisher(data, settings)
+        self.renew_every = settings.lease_seconds / 3
+        self._seen: tuple | None = None
+        self._held = 0.0
+
+    def step(self) -> None:
+        if self.data.current_generation() is None:  # nothing indexed yet: hold the lease only
+            self.publisher.lease.hold()
+            return
+        seen = _fingerprint(self.data)
+        if seen == self._seen and time.monotonic() - self._held < self.renew_every:
+            return
+        self.publisher.publish()
+        self._seen, self._held = seen, time.monotonic()
+
+    def stop(self) -> None:
+        super().stop()
+        self.publisher.release()
+
+
+class Following(_Loop):
+    """`recall serve --from`: takes in each new publish."""
+
+    def __init__(self, follower: Follower, interval: float) -> None:
+        super().__init__("following", interval)
+        self.follower = follower
+
+    def step(self) -> None:
+        self.follower.sync()
+
+
+def _fingerprint(data: DataDir) -> tuple:
+    """Changes when any write changed the data directory: the databases and the live generation
+    are touched by every write, and a file added or replaced changes its folder's time."""
+    marks: list[object] = [data.current_generation()]
+    name = data.current_generation()
+    paths = [data.root / f for f in ("state.sqlite3", "state.sqlite3-wal", "relevance.sqlite3",
+                                     "relevance.sqlite3-wal", "facts.sqlite3", "facts.sqlite3-wal")]
+    if name:
+        paths.append(data.generation(name) / "stamp")
+    for folder in ("archive", "memories", "snapshots"):
+        root = data.root / folder
+        if root.exists():
+            paths += [root, *(p for p in root.iterdir() if p.is_dir())]  # months, sessions
+    for path in paths:
+        marks.append(_stat(path))
+    return tuple(marks)
+
+
+def _stat(path: Path) -> tuple[int, int] | None:
+    try:
+        stat = path.stat()
+    except FileNotFoundError:
+        return None
+    return stat.st_mtime_ns, stat.st_size

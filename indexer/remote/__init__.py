@@ -1,0 +1,1 @@
+"""Object storage: publishing a writer's data directory to S3, following one (docs/scale-out.md)."""
