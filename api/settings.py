@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 import typing
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
@@ -30,6 +31,8 @@ NOT_NEGATIVE = Rule(lambda v: v >= 0, "must not be negative")
 BELOW_ONE = Rule(lambda v: 0 <= v < 1, "must be at least 0 and below 1")
 ZERO_TO_ONE = Rule(lambda v: 0 <= v <= 1, "must be between 0 and 1")
 SUMMARY_MODE = Rule(lambda v: v in ("extractive", "llm"), "must be 'extractive' or 'llm'")
+S3_URI = Rule(lambda v: bool(re.fullmatch(r"s3://[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](/.*)?", v)),
+              "must be an s3://bucket/prefix address")
 RANKER_MODE = Rule(lambda v: v in ("learned", "strict", "fused"),
                    "must be 'learned', 'strict' or 'fused'")
 
@@ -166,7 +169,8 @@ class Settings:
         "relevant (listed, never silently); unset: no limit"), NOT_NEGATIVE)
     store: str | None = setting("RECALL_STORE", None, (
         "s3://bucket/prefix: after each write, publish the archive, indexes and databases there "
-        "for `recall serve --from` processes elsewhere (docs/scale-out.md); unset: local only"))
+        "for `recall serve --from` processes elsewhere (docs/scale-out.md); unset: local only"),
+        S3_URI)
     s3_endpoint: str | None = setting("RECALL_S3_ENDPOINT", None, (
         "S3 endpoint URL (e.g. http://127.0.0.1:7480 for Ceph radosgw); unset: AWS"))
     s3_region: str = setting("RECALL_S3_REGION", "us-east-1", "S3 region")

@@ -25,7 +25,10 @@ DOCUMENTED = {
     "RECALL_LIVE_SUMMARY": "extractive", "RECALL_RETENTION_FULL_DAYS": None,
     "RECALL_RETENTION_SUMMARY_DAYS": None, "RECALL_RELEVANCE_DECAY_RATE": 0.05,
     "RECALL_RELEVANCE_FLOOR": 0.1, "RECALL_RELEVANCE_BOOST": 0.5,
-    "RECALL_RELEVANCE_MAX_MEMORIES": None,
+    "RECALL_RELEVANCE_MAX_MEMORIES": None, "RECALL_EMBED_THREADS": 0, "RECALL_STORE": None,
+    "RECALL_S3_ENDPOINT": None, "RECALL_S3_REGION": "us-east-1", "RECALL_S3_ACCESS_KEY": None,
+    "RECALL_S3_SECRET_KEY": None, "RECALL_S3_VERIFY_TLS": "true", "RECALL_LEASE_SECONDS": 60,
+    "RECALL_FOLLOW_INTERVAL": 1,
 }
 
 POSITIVE, NOT_NEGATIVE, WHOLE, NUMBER = (
@@ -51,6 +54,9 @@ BAD = [
     ("RECALL_RELEVANCE_FLOOR", "high", NUMBER),
     ("RECALL_RELEVANCE_BOOST", "2", "must be between 0 and 1"),
     ("RECALL_RELEVANCE_MAX_MEMORIES", "-3", NOT_NEGATIVE),
+    ("RECALL_EMBED_THREADS", "-1", NOT_NEGATIVE), ("RECALL_EMBED_THREADS", "two", WHOLE),
+    ("RECALL_STORE", "/mnt/bucket", "must be an s3://bucket/prefix address"),
+    ("RECALL_LEASE_SECONDS", "0", POSITIVE), ("RECALL_FOLLOW_INTERVAL", "-1", POSITIVE),
 ]
 
 
@@ -88,6 +94,9 @@ def test_every_variable_is_read(setting: SettingInfo) -> None:
     if setting.name == "live_summary":  # a fixed set of values, and 'llm' needs an endpoint
         raw = expected = "llm"
         env = {setting.env: raw, "RECALL_LLM_URL": "http://localhost:1/v1"}
+    if setting.name == "store":  # an s3:// address
+        raw = expected = "s3://bucket/prefix"
+        env = {setting.env: raw}
     if setting.name == "ranker":  # a fixed set of values
         raw = expected = "fused"
         env = {setting.env: raw}
@@ -131,10 +140,15 @@ def test_rules_across_two_settings_accept_valid_pairs() -> None:
 def test_recall_settings_never_prints_a_secret(recall, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("RECALL_API_TOKEN", "tok-3f9a1c77e2")
     monkeypatch.setenv("RECALL_LLM_API_KEY", "key-81b2d4e6")
+    monkeypatch.setenv("RECALL_S3_ACCESS_KEY", "AKIA7Q2W")
+    monkeypatch.setenv("RECALL_S3_SECRET_KEY", "s3sec-5e7d")
     out = recall("settings").stdout
-    assert "tok-3f9a1c77e2" not in out and "key-81b2d4e6" not in out
+    for secret in ("tok-3f9a1c77e2", "key-81b2d4e6", "AKIA7Q2W", "s3sec-5e7d"):
+        assert secret not in out
     lines = {line.split("=")[0].strip(): line.split("=", 1)[1].strip()
              for line in out.splitlines() if line.startswith("RECALL_")}
-    assert lines["RECALL_API_TOKEN"] == lines["RECALL_LLM_API_KEY"] == "(set)"
-    assert [s.env for s in SETTINGS if s.secret] == ["RECALL_API_TOKEN", "RECALL_LLM_API_KEY"]
+    secrets = ["RECALL_API_TOKEN", "RECALL_LLM_API_KEY", "RECALL_S3_ACCESS_KEY",
+               "RECALL_S3_SECRET_KEY"]
+    assert {lines[name] for name in secrets} == {"(set)"}
+    assert [s.env for s in SETTINGS if s.secret] == secrets
     assert list(lines) == [s.env for s in SETTINGS]
