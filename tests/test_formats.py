@@ -375,15 +375,15 @@ def test_a_run_stopped_inside_a_many_session_file_reads_it_again(tmp_path: Path,
 
     service = RecallService(Settings(home=tmp_path / "home", embedder="hash", batch_sessions=1,
                                      lock_wait=2), embedder=HashEmbedder())
-    real_add, calls = VectorIndex.add, []
+    real_add, calls = VectorIndex.add_rows, []
 
-    def crash_on_second_batch(self: VectorIndex, passages: Any, vectors: Any) -> None:
+    def crash_on_second_batch(self: VectorIndex, rows: Any) -> None:
         calls.append(1)
         if len(calls) == 2:
             raise KeyboardInterrupt  # Ctrl-C half-way through a ChatGPT export
-        real_add(self, passages, vectors)
+        real_add(self, rows)
 
-    monkeypatch.setattr(VectorIndex, "add", crash_on_second_batch)
+    monkeypatch.setattr(VectorIndex, "add_rows", crash_on_second_batch)
     with pytest.raises(KeyboardInterrupt):
         service.index([GPT])
     monkeypatch.undo()
