@@ -25,7 +25,7 @@ from indexer.ingest.progress import silent_progress
 from indexer.stores.memories import MemoryStore
 from models import SearchRequest
 
-from .helpers import EXAMPLES, JSONL, SESSIONS, agreement
+from .helpers import EXAMPLES, JSONL, SESSIONS, agreement, free_port
 
 pytestmark = pytest.mark.xdist_group("ray")
 
@@ -151,3 +151,11 @@ def test_recall_reindex_with_ray_and_a_killed_driver(tmp_path: Path) -> None:
     assert service.maintenance.reindex().indexed == 14
     assert len(list((home / "index").glob("gen-*"))) <= 2  # the live one and the one before
     assert service.maintenance.check().ok
+
+
+def test_an_unreachable_cluster_is_named_at_once(recall) -> None:  # type: ignore[no-untyped-def]
+    recall("index", EXAMPLES)
+    port = free_port()  # nothing listens there
+    ran = recall("reindex", "--ray", f"127.0.0.1:{port}", ok=False)
+    assert ran.returncode == 1
+    assert f"cannot reach the Ray cluster at 127.0.0.1:{port}: Connection refused" in ran.stderr

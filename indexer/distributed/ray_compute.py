@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 import os
+import socket
 import time
 import warnings
 from collections import deque
@@ -37,6 +38,7 @@ log = logging.getLogger(__name__)
 # Batches sent ahead to each worker: one computing, one waiting, so a worker never idles while
 # the driver commits; more would only hold more sessions in memory.
 IN_FLIGHT_PER_WORKER = 2
+CONNECT_TIMEOUT = 5.0  # seconds to reach a cluster's head node
 # How often Ray restarts a killed worker, and retries the shard it held, before the run fails.
 WORKER_RESTARTS = 3
 
@@ -90,6 +92,7 @@ class RayComputer:
                      log_to_driver=False, configure_logging=False)
             self._started_here = True
         else:
+            _check_reachable(self.spec.address)
             try:
                 ray.init(address=self.spec.address, log_to_driver=False, configure_logging=False)
             except ConnectionError as exc:
@@ -152,6 +155,19 @@ class RayComputer:
         while pending:
             yield rate.done(pending.popleft(), pool.get_next())
         rate.close()
+
+
+def _check_reachable(address: str) -> None:
+    """Fail at once on an address nobody answers at: Ray itself retries for minutes."""
+    host, _, port = address.removeprefix("ray://").rpartition(":")
+    if not host or not port.isdigit():
+        return  # "auto" and other forms Ray resolves itself
+    try:
+        socket.create_connection((host, int(port)), timeout=CONNECT_TIMEOUT).close()
+    except OSError as exc:
+        raise InvalidInput(f"cannot reach the Ray cluster at {address}: {exc.strerror or exc}. "
+                           "Give the head node's address (`ray start --head` prints it), or "
+                           "--ray alone for a local instance.") from None
 
 
 class _Rate:
