@@ -1,8 +1,9 @@
 """Rebuild both indexes from the archive into a new generation and switch to it atomically.
 
-    python scripts/reindex.py [--home DIR] [--embedder NAME]
+    python scripts/reindex.py [--home DIR] [--embedder NAME] [-- --ray [ADDRESS] ...]
 
-Same as `recall reindex`; kept here for cron jobs and maintenance scripts.
+Same as `recall reindex`; kept here for cron jobs and maintenance scripts. Options after `--`
+are reindex's own (`--ray`, `--ray-workers N`, `--json`).
 """
 
 from __future__ import annotations
@@ -15,4 +16,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from api.cli import main
 
 if __name__ == "__main__":
-    raise SystemExit(main([*sys.argv[1:], "reindex"]))
+    args = sys.argv[1:]
+    split = args.index("--") if "--" in args else len(args)
+    raise SystemExit(main([*args[:split], "reindex", *args[split + 1:]]))

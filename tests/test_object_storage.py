@@ -208,3 +208,18 @@ def test_a_follower_without_a_publish_says_so(tmp_path: Path, store_env: dict[st
                           timeout=60, check=False)
     assert done.returncode == 1
     assert "nothing is published at s3://" in done.stderr
+
+
+def test_a_replica_offers_the_reading_mcp_tools_only(tmp_path: Path) -> None:
+    from api.mcp.server import build_mcp
+
+    from .helpers import make_service
+
+    service = make_service(tmp_path / "home")
+    every = {tool.name for tool in build_mcp(service)._tool_manager.list_tools()}
+    service.replica_of = "s3://bucket/prefix"
+    offered = build_mcp(service)._tool_manager.list_tools()
+    assert {"search_archive", "get_session", "recover_session"} <= {t.name for t in offered}
+    assert {"delete_session", "archive_session", "append_messages", "add_todo"} <= every
+    assert all(t.annotations and t.annotations.read_only_hint for t in offered)
+    assert len(offered) < len(every)
