@@ -21,6 +21,7 @@ from api.cli import (
     setup,
     storage,
     todos,
+    tokens,
     watch,
 )
 from api.cli.output import Run
@@ -81,7 +82,7 @@ def _log_to_stderr(ctx: click.Context, level: int) -> None:
 
 
 for family in (archive, watch, read, memories, recovery, live, todos, maintenance, serve, setup,
-               secrets, storage):
+               secrets, storage, tokens):
     for command in family.COMMANDS:
         cli.add_command(command)
 

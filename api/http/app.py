@@ -11,7 +11,7 @@ from litestar.openapi.spec import Components, SecurityScheme
 from litestar.plugins.prometheus import PrometheusConfig
 from litestar.types import Receive, Scope, Send
 
-from api.http.auth import replica_guard, token_guard
+from api.http.auth import audit_response, replica_guard, request_context, token_guard
 from api.http.discovery import ServerFile, prover, withdraw
 from api.http.limits import read_body
 from api.http.options import AllowHeader
@@ -32,6 +32,8 @@ from api.http.routes.probes import health_route, metrics_route
 from api.mcp.server import build_mcp, mcp_lifespan, streamable_http_app
 from api.service import RecallService
 from api.settings import Settings
+from indexer.stores.audit import CURRENT_AUDIT
+from models.principal import CURRENT_PRINCIPAL
 
 __all__ = ["create_app"]
 
@@ -64,6 +66,11 @@ def create_app(settings: Settings, service: RecallService | None = None, *,
     async def mcp_mount(scope: Scope, receive: Receive, send: Send) -> None:
         # the app-wide token guard has run; the body limit is applied here, since the MCP app
         # reads the body itself
+        # MCP's tools read who asks, and where to note writes, from context variables: set here,
+        # they reach the tasks and threads the MCP app runs the request in
+        principal, audit = request_context(scope)
+        CURRENT_PRINCIPAL.set(principal)
+        CURRENT_AUDIT.set(audit)
         await mcp_app(scope, await read_body(scope, receive, max_body), send)  # type: ignore[arg-type]
 
     def warm_up(app: Litestar) -> None:
@@ -80,7 +87,7 @@ def create_app(settings: Settings, service: RecallService | None = None, *,
     return Litestar(
         route_handlers=[v1, health_route, metrics_route, mcp_mount, *page_routes()],
         # every route: /v1, /mcp, /healthz, /metrics, /schema; not the page (api/http/page.py)
-        guards=[token_guard(settings.api_token), replica_guard(shared)],
+        guards=[token_guard(settings.api_token, shared.data), replica_guard(shared)],
         lifespan=[mcp_lifespan(mcp_server)],
         dependencies={"service": Provide(lambda: shared, sync_to_thread=False)},
         exception_handlers=EXCEPTION_HANDLERS,  # type: ignore[arg-type]
@@ -90,7 +97,8 @@ def create_app(settings: Settings, service: RecallService | None = None, *,
         openapi_config=openapi_config(bool(settings.api_token)),
         request_max_body_size=max_body,
         on_startup=[warm_up, allow.on_startup],
-        before_send=[allow.before_send, *([prover(announced.secret)] if announced else [])],
+        before_send=[allow.before_send, audit_response,
+                     *([prover(announced.secret)] if announced else [])],
         on_shutdown=[lambda: withdraw(shared.data.root, announced)] if announced else [],
         logging_config=None,  # logging belongs to the entry point (CLI), not the library
         debug=False,

@@ -22,7 +22,7 @@ log = logging.getLogger(__name__)
 
 MEDIA_TYPE = "application/problem+json"
 WRITER_RETRY_AFTER = 5  # seconds a client should wait before sending a write again
-_TITLES = {400: "Invalid input", 401: "Unauthorized", 404: "Not found", 405: "Method not allowed",
+_TITLES = {400: "Invalid input", 401: "Unauthorized", 403: "Forbidden", 404: "Not found", 405: "Method not allowed",
            409: "Writer busy", 413: "Payload too large", 503: "Index unavailable",
            507: "Disk full"}
 
@@ -30,7 +30,10 @@ _TITLES = {400: "Invalid input", 401: "Unauthorized", 404: "Not found", 405: "Me
 # what each error status means, for the OpenAPI document
 _MEANING = {
     400: "a parameter or the body cannot be used",
-    401: "RECALL_API_TOKEN is set and the request lacks 'Authorization: Bearer <token>'",
+    401: "a token is required (RECALL_API_TOKEN is set, or `recall tokens` made one) and the "
+         "request lacks 'Authorization: Bearer <token>', or names an unknown, expired or revoked "
+         "one",
+    403: "the request's token has too narrow a scope for this route (read, write, admin)",
     404: "no such session or snapshot",
     409: "another process is writing the archive (try again), or the session is archived "
          "and takes no more changes",
@@ -53,13 +56,13 @@ class Problem(msgspec.Struct):
 
 
 def problem_responses(*statuses: int) -> dict[int, ResponseSpec]:
-    """OpenAPI responses for the error statuses a route can answer with (401, 503 and 507 are
-    added: any route may need the token, and any may find the disk full or the data directory
-    unwritable, since even a search takes locks). They replace Litestar's own 400 entry, which
+    """OpenAPI responses for the error statuses a route can answer with (401, 403, 503 and 507
+    are added: any route may need a token of some scope, and any may find the disk full or the
+    data directory unwritable, since even a search takes locks). They replace Litestar's own 400 entry, which
     describes a different body."""
     return {status: ResponseSpec(data_container=Problem, media_type=MEDIA_TYPE, generate_examples=False,
                                  description=f"{_TITLES.get(status, 'Error')}: {_MEANING[status]}")
-            for status in sorted({401, 503, 507, *statuses})}
+            for status in sorted({401, 403, 503, 507, *statuses})}
 
 
 def problem(status: int, title: str, detail: str, type_: str = "about:blank") -> Response:

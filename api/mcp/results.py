@@ -13,9 +13,13 @@ from typing import Any, ParamSpec
 import msgspec
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 
+from indexer.stores.audit import CURRENT_AUDIT
 from indexer.stores.faults import explain_fault
+from indexer.stores.tokens import scope_covers
+from models.principal import CURRENT_PRINCIPAL, Principal
 
-__all__ = ["DELETES", "READS", "WRITES", "WRITES_IDEMPOTENT", "tool_result"]
+__all__ = ["DELETES", "READS", "TOOL_SCOPES", "WRITES", "WRITES_IDEMPOTENT", "scope_of",
+           "tool_result"]
 
 READS = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 WRITES = ToolAnnotations(destructive_hint=False, idempotent_hint=False, open_world_hint=False)
@@ -24,6 +28,29 @@ WRITES_IDEMPOTENT = ToolAnnotations(destructive_hint=False, idempotent_hint=True
 DELETES = ToolAnnotations(destructive_hint=True, idempotent_hint=False, open_world_hint=False)
 
 P = ParamSpec("P")
+
+# tool name -> the token scope it needs (build_mcp fills it from each tool's annotations)
+TOOL_SCOPES: dict[str, str] = {}
+
+
+def scope_of(annotations: ToolAnnotations | None) -> str:
+    if annotations is None or annotations.read_only_hint:
+        return "read"
+    return "admin" if annotations.destructive_hint else "write"
+
+
+def _error(text: str) -> CallToolResult:
+    return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True)
+
+
+def _audit(principal: Principal | None, tool: str, arguments: dict[str, Any], outcome: str,
+           needed: str) -> None:
+    """Writes and refusals go to the audit log, with the ids they name, never text."""
+    audit = CURRENT_AUDIT.get()  # set with the principal by the HTTP guard; none over stdio
+    if audit is None or principal is None or (needed == "read" and outcome != "denied"):
+        return
+    targets = [str(v) for k, v in arguments.items() if k in ("session_id", "todo_id") and v]
+    audit.append(principal.tenant, principal.name, f"mcp {tool}", targets, outcome)
 
 
 def tool_result(fn: Callable[P, msgspec.Struct]) -> Callable[P, CallToolResult]:
@@ -38,14 +65,21 @@ def tool_result(fn: Callable[P, msgspec.Struct]) -> Callable[P, CallToolResult]:
 
     @functools.wraps(fn)  # keeps the signature and annotations the SDK builds schemas from
     def call(*args: P.args, **kwargs: P.kwargs) -> CallToolResult:
+        principal = CURRENT_PRINCIPAL.get()  # None over stdio: the user's own process
+        needed = TOOL_SCOPES.get(fn.__name__, "read")
+        if principal is not None and not scope_covers(principal.scope, needed):
+            _audit(principal, fn.__name__, kwargs, "denied", needed)
+            return _error(f"token {principal.name!r} has scope {principal.scope}; "
+                          f"{fn.__name__} needs {needed}")
         try:
             out = msgspec.to_builtins(fn(*args, **kwargs))
         except Exception as exc:  # a RecallError, or a fault of the machine; a bug is the SDK's
             error = explain_fault(exc)
             if error is None:
                 raise
-            return CallToolResult(content=[TextContent(type="text", text=error.detail)],
-                                  is_error=True)
+            _audit(principal, fn.__name__, kwargs, "error", needed)
+            return _error(error.detail)
+        _audit(principal, fn.__name__, kwargs, "ok", needed)
         text = json.dumps(out, ensure_ascii=False, separators=(",", ":"))
         return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=out)
 

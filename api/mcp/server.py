@@ -17,7 +17,7 @@ from pydantic import Field
 from starlette.applications import Starlette
 
 from api.mcp.live import add_live_tools
-from api.mcp.results import DELETES, READS, WRITES_IDEMPOTENT, tool_result
+from api.mcp.results import DELETES, READS, TOOL_SCOPES, WRITES_IDEMPOTENT, scope_of, tool_result
 from api.mcp.todos import add_todo_tools
 from api.service import RecallService
 from api.service.facts import FactsPayload
@@ -223,10 +223,10 @@ def build_mcp(service: RecallService) -> MCPServer:
 
     add_live_tools(server, service)
     add_todo_tools(server, service)
-    if service.replica_of:  # a read-only replica offers the reading tools only
-        for tool in server._tool_manager.list_tools():
-            if not (tool.annotations and tool.annotations.read_only_hint):
-                server.remove_tool(tool.name)
+    for tool in server._tool_manager.list_tools():
+        TOOL_SCOPES[tool.name] = scope_of(tool.annotations)
+        if service.replica_of and TOOL_SCOPES[tool.name] != "read":
+            server.remove_tool(tool.name)  # a read-only replica offers the reading tools only
     return server
 
 

@@ -45,7 +45,7 @@ __all__ = ["DATABASES", "MIRRORED", "POINTER_KEY", "PublishReport", "Publisher"]
 log = logging.getLogger(__name__)
 
 POINTER_KEY = "CURRENT.json"
-DATABASES = ("state.sqlite3", "relevance.sqlite3", "facts.sqlite3")
+DATABASES = ("state.sqlite3", "relevance.sqlite3", "facts.sqlite3", "tokens.sqlite3")
 MIRRORED = ("archive", "memories", "snapshots")  # folders of small files, mirrored by path
 KEYWORD_SHARDS = ("keyword", "keyword-memories")
 # How many change lists stay in the bucket: a follower further behind lists the folders instead
