@@ -167,6 +167,11 @@ class Settings:
     relevance_max_memories: int | None = setting("RECALL_RELEVANCE_MAX_MEMORIES", None, (
         "`recall relevance prune`: keep at most this many memories, removing the least "
         "relevant (listed, never silently); unset: no limit"), NOT_NEGATIVE)
+    rate_limit: float = setting("RECALL_RATE_LIMIT", 0.0, (
+        "requests a second each token may send (HTTP and MCP; 429 with Retry-After past it); "
+        "0: no limit"), NOT_NEGATIVE)
+    rate_burst: int = setting("RECALL_RATE_BURST", 20, (
+        "requests a token may send at once before RECALL_RATE_LIMIT holds it back"), POSITIVE)
     store: str | None = setting("RECALL_STORE", None, (
         "s3://bucket/prefix: after each write, publish the archive, indexes and databases there "
         "for `recall serve --from` processes elsewhere (docs/scale-out.md); unset: local only"),

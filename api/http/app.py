@@ -18,6 +18,7 @@ from api.http.options import AllowHeader
 from api.http.page import page_routes
 from api.http.params import search_query
 from api.http.problems import EXCEPTION_HANDLERS
+from api.http.rate_limits import RateLimiter
 from api.http.routes import (
     live,
     maintenance,
@@ -87,7 +88,9 @@ def create_app(settings: Settings, service: RecallService | None = None, *,
     return Litestar(
         route_handlers=[v1, health_route, metrics_route, mcp_mount, *page_routes()],
         # every route: /v1, /mcp, /healthz, /metrics, /schema; not the page (api/http/page.py)
-        guards=[token_guard(settings.api_token, shared.data), replica_guard(shared)],
+        guards=[token_guard(settings.api_token, shared.data, RateLimiter(
+            settings.rate_limit, settings.rate_burst) if settings.rate_limit else None),
+            replica_guard(shared)],
         lifespan=[mcp_lifespan(mcp_server)],
         dependencies={"service": Provide(lambda: shared, sync_to_thread=False)},
         exception_handlers=EXCEPTION_HANDLERS,  # type: ignore[arg-type]

@@ -8,10 +8,15 @@ import time
 from typing import TYPE_CHECKING
 
 from litestar.connection import ASGIConnection
-from litestar.exceptions import NotAuthorizedException, PermissionDeniedException
+from litestar.exceptions import (
+    NotAuthorizedException,
+    PermissionDeniedException,
+    TooManyRequestsException,
+)
 from litestar.handlers.base import BaseRouteHandler
 from litestar.types import Message, Scope
 
+from api.http.rate_limits import RateLimiter
 from indexer.stores.audit import AuditLog
 from indexer.stores.layout import DataDir
 from indexer.stores.tokens import TokenStore, scope_covers
@@ -81,7 +86,7 @@ def needed_scope(handler: BaseRouteHandler) -> str:
     return "write"
 
 
-def token_guard(token: str | None, data: DataDir):
+def token_guard(token: str | None, data: DataDir, limiter: RateLimiter | None = None):
     """A guard for the whole app: Litestar runs app-level guards for every route handler,
     mounted ASGI apps (/mcp) and the OpenAPI routes included, before any body is read. 401 for
     no token or one unknown, expired or revoked; 403 for one whose scope is too narrow."""
@@ -99,6 +104,12 @@ def token_guard(token: str | None, data: DataDir):
         if not scope_covers(principal.scope, needed):
             raise PermissionDeniedException(
                 f"token {principal.name!r} has scope {principal.scope}; this needs {needed}")
+        wait = limiter.wait_needed(principal.name) if limiter else 0.0
+        if limiter and wait:
+            raise TooManyRequestsException(
+                f"token {principal.name!r} may send {limiter.rate:g} requests a second (bursts "
+                f"of {limiter.burst}); try again in {wait:.1f}s",
+                headers={"Retry-After": RateLimiter.retry_after(wait)})
 
     return guard
 

@@ -23,7 +23,7 @@ log = logging.getLogger(__name__)
 MEDIA_TYPE = "application/problem+json"
 WRITER_RETRY_AFTER = 5  # seconds a client should wait before sending a write again
 _TITLES = {400: "Invalid input", 401: "Unauthorized", 403: "Forbidden", 404: "Not found", 405: "Method not allowed",
-           409: "Writer busy", 413: "Payload too large", 503: "Index unavailable",
+           409: "Writer busy", 413: "Payload too large", 429: "Too many requests", 503: "Index unavailable",
            507: "Disk full"}
 
 
@@ -38,6 +38,8 @@ _MEANING = {
     409: "another process is writing the archive (try again), or the session is archived "
          "and takes no more changes",
     413: "the body is larger than RECALL_MAX_BODY_MB",
+    429: "the token sent more than RECALL_RATE_LIMIT requests a second (after a burst of "
+         "RECALL_RATE_BURST); Retry-After says when to send again",
     503: "the index is missing, damaged, half-written, or built with another embedder or by a "
          "newer recall; or the data directory cannot be written or a database is held by "
          "another program (the detail says which, and what to run)",
@@ -56,13 +58,13 @@ class Problem(msgspec.Struct):
 
 
 def problem_responses(*statuses: int) -> dict[int, ResponseSpec]:
-    """OpenAPI responses for the error statuses a route can answer with (401, 403, 503 and 507
-    are added: any route may need a token of some scope, and any may find the disk full or the
-    data directory unwritable, since even a search takes locks). They replace Litestar's own 400 entry, which
+    """OpenAPI responses for the error statuses a route can answer with (401, 403, 429, 503 and
+    507 are added: any route may need a token of some scope and be rate limited, and any may
+    find the disk full or the data directory unwritable, since even a search takes locks). They replace Litestar's own 400 entry, which
     describes a different body."""
     return {status: ResponseSpec(data_container=Problem, media_type=MEDIA_TYPE, generate_examples=False,
                                  description=f"{_TITLES.get(status, 'Error')}: {_MEANING[status]}")
-            for status in sorted({401, 403, 503, 507, *statuses})}
+            for status in sorted({401, 403, 429, 503, 507, *statuses})}
 
 
 def problem(status: int, title: str, detail: str, type_: str = "about:blank") -> Response:
