@@ -129,12 +129,18 @@ def test_refused_requests_and_writes_are_in_the_audit_log(
         setup: tuple[TestClient, dict, Path]) -> None:
     client, tokens, home = setup
     client.get("/v1/search", params={"q": "x"})  # no token
+    client.post("/v1/pack", json={"query": "x"})  # a POST that only reads, without a token
+    client.post("/v1/pack", json={"query": "deploys"},
+                headers={"Authorization": f"Bearer {tokens['read']}"})
     client.post("/v1/sessions", headers={"Authorization": f"Bearer {tokens['read']}"})
     client.post("/v1/todos", json={"content": "Write the notes", "period": "week"},
                 headers={"Authorization": f"Bearer {tokens['write']}"})
     entries = list(AuditLog(RecallService(Settings(home=home, embedder="hash")).data).entries())
     assert any(e.action == "GET /v1/search" and e.outcome == "401" and e.token == "-"
                for e in entries)
+    assert any(e.action == "POST /v1/pack" and e.outcome == "401" for e in entries)
+    assert not any(e.action == "POST /v1/pack" and e.outcome == "200" for e in entries), \
+        "a POST that only reads is not a write"
     assert any(e.action == "POST /v1/sessions" and e.outcome == "403" and e.token == "t-read"
                for e in entries)
     assert any(e.action == "POST /v1/todos" and e.token == "t-write" and e.outcome == "201"

@@ -123,8 +123,9 @@ async def audit_response(message: Message, scope: Scope) -> None:
     audit, status = state.get(AUDIT_KEY), int(message["status"])
     method, path = scope.get("method", "GET"), scope.get("path", "")
     denied = status in (401, 403)
-    writes = method not in ("GET", "HEAD", "OPTIONS") and path.startswith("/v1/")
-    if audit is None or not (denied or writes) or _reading_post(path):
+    writes = (method not in ("GET", "HEAD", "OPTIONS") and path.startswith("/v1/")
+              and not _reading_post(path))
+    if audit is None or not (denied or writes):
         return
     principal = state.get(PRINCIPAL_KEY)
     parts = path.strip("/").split("/")
