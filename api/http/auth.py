@@ -45,7 +45,8 @@ def bearer_ok(token: str | None, header: str | bytes) -> bool:
 PUBLIC = "public"
 
 
-AUDIT_KEY, PRINCIPAL_KEY = "recall_audit", "recall_principal"  # in a request's scope state
+# what the guard leaves in a request's scope state
+AUDIT_KEY, PRINCIPAL_KEY, SCOPE_KEY = "recall_audit", "recall_principal", "recall_scope"
 
 
 def request_context(scope: Scope) -> tuple[Principal | None, AuditLog | None]:
@@ -63,9 +64,7 @@ def replica_guard(service: RecallService):
     read; MCP's write tools are not offered there (api/mcp/server.py)."""
 
     def guard(connection: ASGIConnection, handler: BaseRouteHandler) -> None:
-        methods: set[str] = getattr(handler, "http_methods", set()) or set()
-        if (service.replica_of and methods - {"GET", "HEAD", "OPTIONS"}
-                and handler.handler_name not in READING_POSTS):
+        if service.replica_of and needed_scope(handler) != "read":
             service.refuse_writes_if_replica()
 
     return guard
@@ -96,11 +95,12 @@ def token_guard(token: str | None, data: DataDir, limiter: RateLimiter | None = 
             return
         # kept in the request's scope for the audit log (audit_response) and MCP's tools
         # (api/http/app.py hands them on): Litestar may run a guard outside the request's task
+        needed = needed_scope(handler)
         connection.state[AUDIT_KEY] = AuditLog(data)
+        connection.state[SCOPE_KEY] = needed
         connection.state[PRINCIPAL_KEY] = None
         principal = authenticate(token, data, connection.headers.get("authorization", ""))
         connection.state[PRINCIPAL_KEY] = principal
-        needed = needed_scope(handler)
         if not scope_covers(principal.scope, needed):
             raise PermissionDeniedException(
                 f"token {principal.name!r} has scope {principal.scope}; this needs {needed}")
@@ -123,8 +123,7 @@ async def audit_response(message: Message, scope: Scope) -> None:
     audit, status = state.get(AUDIT_KEY), int(message["status"])
     method, path = scope.get("method", "GET"), scope.get("path", "")
     denied = status in (401, 403)
-    writes = (method not in ("GET", "HEAD", "OPTIONS") and path.startswith("/v1/")
-              and not _reading_post(path))
+    writes = state.get(SCOPE_KEY, "read") != "read" and path.startswith("/v1/")
     if audit is None or not (denied or writes):
         return
     principal = state.get(PRINCIPAL_KEY)
@@ -132,10 +131,6 @@ async def audit_response(message: Message, scope: Scope) -> None:
     targets = [parts[2]] if len(parts) > 2 and parts[1] in ("sessions", "todos") else []
     audit.append(principal.tenant if principal else "-", principal.name if principal else "-",
                  f"{method} {path}", targets, str(status))
-
-
-def _reading_post(path: str) -> bool:
-    return path in ("/v1/pack", "/v1/recovery") or path.endswith("/memories")
 
 
 def authenticate(token: str | None, data: DataDir, header: str) -> Principal:

@@ -119,8 +119,8 @@ class Following(_Loop):
 def _fingerprint(data: DataDir) -> tuple:
     """Changes when any write changed the data directory: the databases and the live generation
     are touched by every write, and a file added or replaced changes its folder's time."""
-    marks: list[object] = [data.current_generation()]
     name = data.current_generation()
+    marks: list[object] = [name]
     paths = [data.root / f for f in ("state.sqlite3", "state.sqlite3-wal", "relevance.sqlite3",
                                      "relevance.sqlite3-wal", "facts.sqlite3", "facts.sqlite3-wal")]
     if name:

@@ -28,7 +28,7 @@ from pathlib import Path
 from indexer.remote.objects import ObjectStore
 from indexer.remote.publish import MIRRORED, POINTER_KEY
 from indexer.stores.layout import DataDir, atomic_write
-from indexer.stores.vector import RemoteTables, set_remote_storage
+from indexer.stores.remote_tables import RemoteTables, set_remote_storage
 from models import IndexUnavailable, RecallError
 
 __all__ = ["Follower"]

@@ -97,7 +97,8 @@ class Generation:
     def vectors(self) -> VectorIndex:
         """The vector side, opened on first use: a keyword search never loads Lance."""
         if self._vectors is None:
-            from indexer.stores.vector import RemoteTables, VectorIndex
+            from indexer.stores.remote_tables import RemoteTables
+            from indexer.stores.vector import VectorIndex
 
             self._vectors = VectorIndex(self.path / "vectors", self.dim,
                                         remote=RemoteTables.of(self.path))

@@ -27,6 +27,7 @@ import pyarrow as pa
 
 from indexer.stores.documents import MEMORY_ROLE_PREFIX, Passage, day_number, split_key
 from indexer.stores.faults import damaged, reading
+from indexer.stores.remote_tables import RemoteTables, remote_storage
 from indexer.text.analysis import is_cjk_text
 from models import SearchFilters
 
@@ -34,8 +35,7 @@ if TYPE_CHECKING:
     from lancedb.index import IvfHnswSq, IvfPq
     from lancedb.table import Table
 
-__all__ = ["LANGS", "RemoteTables", "VectorHit", "VectorIndex", "set_remote_storage",
-           "vector_rows"]
+__all__ = ["LANGS", "VectorHit", "VectorIndex", "vector_rows"]
 
 log = logging.getLogger(__name__)
 
@@ -190,40 +190,6 @@ def deleted_rows(table: Table) -> int:
     return sum(fragment.metadata.num_deletions for fragment in table.to_lance().get_fragments())
 
 
-@dataclass(frozen=True)
-class RemoteTables:
-    """Vector tables read in place on object storage at the versions one publish recorded: a
-    follower's (indexer/remote/). Kept beside the generation as `remote.json`, without
-    credentials: those come from set_remote_storage()."""
-
-    uri: str  # s3://bucket/prefix/index/<gen>/vectors
-    versions: dict[str, int]
-
-    @classmethod
-    def of(cls, generation: Path) -> RemoteTables | None:
-        try:
-            found = json.loads((generation / REMOTE_TABLES).read_text())
-        except FileNotFoundError:
-            return None
-        return cls(found["uri"], {k: int(v) for k, v in found["versions"].items()})
-
-    def save(self, generation: Path) -> None:
-        from indexer.stores.layout import atomic_write
-
-        atomic_write(generation / REMOTE_TABLES,
-                     json.dumps({"uri": self.uri, "versions": self.versions}).encode())
-
-
-REMOTE_TABLES = "remote.json"
-_remote_storage: dict[str, str] = {}
-
-
-def set_remote_storage(options: dict[str, str]) -> None:
-    """How this process reaches object storage (Lance storage options), for RemoteTables."""
-    _remote_storage.clear()
-    _remote_storage.update(options)
-
-
 class VectorIndex:
     def __init__(self, path: Path, dim: int, *, create: bool = False,
                  remote: RemoteTables | None = None) -> None:
@@ -280,7 +246,7 @@ class VectorIndex:
                     lance.dataset(str(self._location(name))) if self.remote is None
                     else lance.dataset(f"{self.remote.uri}/{name}.lance",
                                        version=self.remote.versions.get(name),
-                                       storage_options=_remote_storage))
+                                       storage_options=remote_storage()))
         return dataset
 
     def count(self) -> int:
