@@ -142,3 +142,32 @@ def test_sigkill_during_index_and_reindex_leaves_nothing_inconsistent(tmp_path: 
         assert check.ok, (trial.args, trial.delay, check.differences)
         assert set(agreement(service)) == ids  # nothing lost, nothing extra
     assert killed >= 16, f"only {killed} of {len(trials)} runs were killed before they finished"
+
+
+def test_a_commit_after_a_writer_killed_mid_commit_succeeds(tmp_path: Path) -> None:
+    """A writer killed after writing a delete bitset but before replacing meta.json leaves
+    `<segment>.<opstamp>.del` behind; the next commit reuses that opstamp and once failed with
+    FileAlreadyExists (seen once in the SIGKILL trials above)."""
+    from indexer.stores.documents import Doc
+    from indexer.stores.keyword import KeywordIndex
+
+    path = tmp_path / "keyword"
+    docs = [Doc(key=f"s{i}:m", session_id=f"s{i}", message_id="m", role="user", time=None,
+                day=20260101, channel="cli", participants=(), speaker=None, text=f"tea {i}")
+            for i in range(4)]
+    index = KeywordIndex(path, create=True)
+    index.add(docs)
+    index.close()
+    meta_before = (path / "meta.json").read_bytes()
+
+    index = KeywordIndex(path)
+    index.delete_sessions(["s1"])
+    index.close()
+    assert any(p.suffix == ".del" for p in path.iterdir())
+    (path / "meta.json").write_bytes(meta_before)  # as if killed before meta.json was replaced
+
+    index = KeywordIndex(path)
+    index.delete_sessions(["s1"])
+    index.close()  # the commit that failed
+    index.refresh()
+    assert sorted(index.session_ids()) == ["s0", "s2", "s3"]

@@ -101,6 +101,10 @@ class _Shard:
     def writer(self) -> tantivy.IndexWriter:
         if self._writer is None:
             self._writer = self.index.writer(heap_size=128_000_000, num_threads=1)
+            # A writer killed mid-commit leaves files meta.json never named (a delete bitset
+            # `<segment>.<opstamp>.del`); the next commit, reusing that opstamp, would fail on
+            # FileAlreadyExists. Tantivy lists every file it makes, so it can remove them.
+            self._writer.garbage_collect_files()
         self._uncommitted = True  # every caller is about to change something
         return self._writer
 
