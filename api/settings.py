@@ -15,6 +15,7 @@ from typing import Any, NamedTuple, TypeVar
 import platformdirs
 
 from models import InvalidInput
+from models.principal import TENANT_PATTERN
 
 __all__ = ["SETTINGS", "SettingInfo", "Settings"]
 
@@ -33,6 +34,8 @@ ZERO_TO_ONE = Rule(lambda v: 0 <= v <= 1, "must be between 0 and 1")
 SUMMARY_MODE = Rule(lambda v: v in ("extractive", "llm"), "must be 'extractive' or 'llm'")
 S3_URI = Rule(lambda v: bool(re.fullmatch(r"s3://[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](/.*)?", v)),
               "must be an s3://bucket/prefix address")
+TENANT_NAME = Rule(lambda v: bool(TENANT_PATTERN.fullmatch(v)),
+                   "must be 1-63 lowercase letters, digits, '-' or '_'")
 RANKER_MODE = Rule(lambda v: v in ("learned", "strict", "fused"),
                    "must be 'learned', 'strict' or 'fused'")
 
@@ -172,6 +175,10 @@ class Settings:
         "0: no limit"), NOT_NEGATIVE)
     rate_burst: int = setting("RECALL_RATE_BURST", 20, (
         "requests a token may send at once before RECALL_RATE_LIMIT holds it back"), POSITIVE)
+    tenant: str = setting("RECALL_TENANT", "default", (
+        "the tenant the command line acts for: 'default' is the data directory itself, any "
+        "other its own directory under <home>/tenants/ (`recall serve` acts for each "
+        "request's token instead)"), TENANT_NAME)
     store: str | None = setting("RECALL_STORE", None, (
         "s3://bucket/prefix: after each write, publish the archive, indexes and databases there "
         "for `recall serve --from` processes elsewhere (docs/scale-out.md); unset: local only"),

@@ -2,12 +2,28 @@
 
 from __future__ import annotations
 
+import re
 from contextvars import ContextVar
 from dataclasses import dataclass
 
-__all__ = ["CURRENT_PRINCIPAL", "DEFAULT_TENANT", "LOCAL", "Principal"]
+from models.errors import InvalidInput
 
+__all__ = ["CURRENT_PRINCIPAL", "DEFAULT_TENANT", "LOCAL", "TENANT_PATTERN", "Principal", "check_tenant"]
+
+# the tenant of one person's machine, whose data is the data directory itself; every other
+# tenant's is a data directory of its own under <home>/tenants/ (indexer/stores/layout.py)
 DEFAULT_TENANT = "default"
+
+# a tenant names a folder: lowercase letters, digits, '-' and '_', starting with a letter or digit
+TENANT_PATTERN = re.compile(r"[a-z0-9][a-z0-9_-]{0,62}")
+
+
+def check_tenant(value: str) -> str:
+    """Return value if it can name a tenant, else raise InvalidInput saying what may."""
+    if not TENANT_PATTERN.fullmatch(value):
+        raise InvalidInput(f"tenant {value[:80]!r} is not a tenant name: use 1-63 lowercase "
+                           "letters, digits, '-' or '_', starting with a letter or digit")
+    return value
 
 
 @dataclass(frozen=True, slots=True)

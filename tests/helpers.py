@@ -1,6 +1,7 @@
 """What several test modules use that is not a fixture: the test data's paths, a service on the
 hash embedder, the session the todo tests promote tasks from, the problem+json check, `recall
-serve` on a free port, the check that every store agrees, and reading MCP tool answers.
+serve` on a free port, the check that every store agrees, reading MCP tool answers, and the
+scope each HTTP route needs.
 Fixtures are in conftest.py."""
 
 from __future__ import annotations
@@ -194,3 +195,33 @@ KESTREL_STANDUPS = (
         ("user", "We decided to move the Kestrel standup to 10:15 instead of 9:30, starting Monday."),
         ("assistant", "Noted: Kestrel standup now at 10:15.")]),
 )
+
+
+# every route a token guards, and the scope it needs: a new route must be added here
+ROUTE_SCOPES = {
+    ("GET", "/v1/search"): "read", ("POST", "/v1/pack"): "read",
+    ("GET", "/v1/sessions"): "read", ("POST", "/v1/sessions"): "write",
+    ("DELETE", "/v1/sessions/{session_id:str}"): "admin",
+    ("PATCH", "/v1/sessions/{session_id:str}"): "write",
+    ("GET", "/v1/sessions/{session_id:str}"): "read",
+    ("GET", "/v1/sessions/{session_id:str}/resume"): "read",
+    ("GET", "/v1/facets"): "read", ("GET", "/v1/stats"): "read", ("GET", "/v1/check"): "read",
+    ("POST", "/v1/cleanup"): "admin",
+    ("POST", "/v1/sessions/{session_id:str}/memories"): "read",
+    ("GET", "/v1/digest"): "read", ("GET", "/v1/facts"): "read",
+    ("GET", "/v1/sessions/{session_id:str}/snapshots"): "read",
+    ("POST", "/v1/sessions/{session_id:str}/snapshots"): "write",
+    ("DELETE", "/v1/sessions/{session_id:str}/snapshots"): "admin",
+    ("GET", "/v1/sessions/{session_id:str}/snapshots/{snapshot_id:str}"): "read",
+    ("GET", "/v1/sessions/{session_id:str}/changes"): "read",
+    ("POST", "/v1/recovery"): "read",
+    ("POST", "/v1/todos"): "write", ("GET", "/v1/todos"): "read",
+    ("POST", "/v1/todos/promote"): "write", ("GET", "/v1/todos/{todo_id:str}"): "read",
+    ("POST", "/v1/todos/{todo_id:str}/done"): "write",
+    ("POST", "/v1/todos/{todo_id:str}/reopen"): "write",
+    ("GET", "/v1/memories/relevance"): "read", ("POST", "/v1/memories/prune"): "admin",
+    ("POST", "/v1/memories/decay"): "admin", ("GET", "/v1/memories/pruned"): "read",
+    ("POST", "/v1/sessions/{session_id:str}/messages"): "write",
+    ("GET", "/metrics"): "read",
+}
+RANK = {"read": 0, "write": 1, "admin": 2}

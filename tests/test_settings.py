@@ -29,6 +29,7 @@ DOCUMENTED = {
     "RECALL_S3_ENDPOINT": None, "RECALL_S3_REGION": "us-east-1", "RECALL_S3_ACCESS_KEY": None,
     "RECALL_S3_SECRET_KEY": None, "RECALL_S3_VERIFY_TLS": "true", "RECALL_LEASE_SECONDS": 60,
     "RECALL_FOLLOW_INTERVAL": 1, "RECALL_RATE_LIMIT": 0, "RECALL_RATE_BURST": 20,
+    "RECALL_TENANT": "default",
 }
 
 POSITIVE, NOT_NEGATIVE, WHOLE, NUMBER = (
@@ -58,6 +59,8 @@ BAD = [
     ("RECALL_STORE", "/mnt/bucket", "must be an s3://bucket/prefix address"),
     ("RECALL_LEASE_SECONDS", "0", POSITIVE), ("RECALL_FOLLOW_INTERVAL", "-1", POSITIVE),
     ("RECALL_RATE_LIMIT", "-1", NOT_NEGATIVE), ("RECALL_RATE_BURST", "0", POSITIVE),
+    ("RECALL_TENANT", "../other", "must be 1-63 lowercase letters, digits, '-' or '_'"),
+    ("RECALL_TENANT", "Platform", "must be 1-63 lowercase letters, digits, '-' or '_'"),
 ]
 
 

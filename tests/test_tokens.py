@@ -22,36 +22,7 @@ from indexer import HashEmbedder
 from indexer.stores.audit import AuditLog
 from indexer.stores.tokens import TokenStore
 
-from .helpers import EXAMPLES, call_tool, serve
-
-# every route a token guards, and the scope it needs: a new route must be added here
-ROUTE_SCOPES = {
-    ("GET", "/v1/search"): "read", ("POST", "/v1/pack"): "read",
-    ("GET", "/v1/sessions"): "read", ("POST", "/v1/sessions"): "write",
-    ("DELETE", "/v1/sessions/{session_id:str}"): "admin",
-    ("PATCH", "/v1/sessions/{session_id:str}"): "write",
-    ("GET", "/v1/sessions/{session_id:str}"): "read",
-    ("GET", "/v1/sessions/{session_id:str}/resume"): "read",
-    ("GET", "/v1/facets"): "read", ("GET", "/v1/stats"): "read", ("GET", "/v1/check"): "read",
-    ("POST", "/v1/cleanup"): "admin",
-    ("POST", "/v1/sessions/{session_id:str}/memories"): "read",
-    ("GET", "/v1/digest"): "read", ("GET", "/v1/facts"): "read",
-    ("GET", "/v1/sessions/{session_id:str}/snapshots"): "read",
-    ("POST", "/v1/sessions/{session_id:str}/snapshots"): "write",
-    ("DELETE", "/v1/sessions/{session_id:str}/snapshots"): "admin",
-    ("GET", "/v1/sessions/{session_id:str}/snapshots/{snapshot_id:str}"): "read",
-    ("GET", "/v1/sessions/{session_id:str}/changes"): "read",
-    ("POST", "/v1/recovery"): "read",
-    ("POST", "/v1/todos"): "write", ("GET", "/v1/todos"): "read",
-    ("POST", "/v1/todos/promote"): "write", ("GET", "/v1/todos/{todo_id:str}"): "read",
-    ("POST", "/v1/todos/{todo_id:str}/done"): "write",
-    ("POST", "/v1/todos/{todo_id:str}/reopen"): "write",
-    ("GET", "/v1/memories/relevance"): "read", ("POST", "/v1/memories/prune"): "admin",
-    ("POST", "/v1/memories/decay"): "admin", ("GET", "/v1/memories/pruned"): "read",
-    ("POST", "/v1/sessions/{session_id:str}/messages"): "write",
-    ("GET", "/metrics"): "read",
-}
-RANK = {"read": 0, "write": 1, "admin": 2}
+from .helpers import EXAMPLES, RANK, ROUTE_SCOPES, call_tool, serve
 
 
 @pytest.fixture(scope="module")

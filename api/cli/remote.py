@@ -17,6 +17,7 @@ import msgspec
 
 from api.http.discovery import CHALLENGE, PROOF, ServerFile, find
 from api.settings import Settings
+from models.principal import DEFAULT_TENANT
 
 __all__ = ["Remote", "no_server_option", "remote"]
 
@@ -37,7 +38,7 @@ def no_server_option(fn: F) -> F:
 
 def remote(settings: Settings, no_server: bool = False) -> Remote | None:
     """The running server of this data directory, if the command may use it."""
-    if no_server:
+    if no_server or settings.tenant != DEFAULT_TENANT:  # the server acts for a token's tenant
         return None
     server = find(settings.home)
     if server is None:

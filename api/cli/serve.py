@@ -12,6 +12,7 @@ import click
 from api.cli.output import pass_service
 from api.settings import SETTINGS
 from models import InvalidInput
+from models.principal import DEFAULT_TENANT
 
 if TYPE_CHECKING:
     from api.service import RecallService
@@ -45,6 +46,9 @@ def serve(service: RecallService, host: str, port: int, insecure: bool, follow: 
         loopback = host == "localhost" or ipaddress.ip_address(host).is_loopback
     except ValueError:
         loopback = False
+    if service.tenant != DEFAULT_TENANT:
+        raise InvalidInput("recall serve answers each request for its token's tenant "
+                           "(docs/team-server.md): unset RECALL_TENANT to serve")
     if not loopback and not service.settings.api_token and not insecure:
         raise InvalidInput(
             f"refusing to serve on {host} without RECALL_API_TOKEN: anyone who can reach it "

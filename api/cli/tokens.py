@@ -13,7 +13,7 @@ from indexer.stores.audit import AuditLog
 from indexer.stores.layout import DataDir
 from indexer.stores.tokens import SCOPES, TokenStore
 from models import InvalidInput
-from models.principal import DEFAULT_TENANT
+from models.principal import DEFAULT_TENANT, check_tenant
 
 __all__ = ["COMMANDS"]
 
@@ -41,7 +41,9 @@ def tokens() -> None:
 
 
 @tokens.command("create")
-@click.option("--tenant", default=DEFAULT_TENANT, show_default=True)
+@click.option("--tenant", default=DEFAULT_TENANT, show_default=True,
+              help="whose sessions the token reaches: 'default' is the data directory's own, "
+                   "any other name its own directory under tenants/")
 @click.option("--scope", type=click.Choice(SCOPES), required=True,
               help="read: search, get, memories, recover, pack; write: also ingest, append, "
                    "snapshots, todos; admin: also delete, purge, cleanup, retention")
@@ -50,6 +52,7 @@ def tokens() -> None:
 @pass_run
 def create(run: Run, tenant: str, scope: str, expires: str | None, name: str | None) -> int:
     """Make a token and print it once: only its hash is kept."""
+    check_tenant(tenant)
     data = DataDir(run.settings.home).ensure()
     expiry = time.time() + _seconds(expires) if expires else None
     with TokenStore(data) as store:

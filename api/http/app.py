@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from litestar import Litestar, Router
+from litestar import Litestar, Request, Router
 from litestar.datastructures import State
 from litestar.di import Provide
 from litestar.handlers import asgi
@@ -32,9 +32,11 @@ from api.http.routes import (
 from api.http.routes.probes import health_route, metrics_route
 from api.mcp.server import build_mcp, mcp_lifespan, streamable_http_app
 from api.service import RecallService
+from api.service.tenants import TenantServices
 from api.settings import Settings
 from indexer.stores.audit import CURRENT_AUDIT
-from models.principal import CURRENT_PRINCIPAL
+from indexer.stores.layout import DataDir
+from models.principal import CURRENT_PRINCIPAL, DEFAULT_TENANT
 
 __all__ = ["create_app"]
 
@@ -58,7 +60,11 @@ def create_app(settings: Settings, service: RecallService | None = None, *,
     server, and the app removes the file when it shuts down (uvicorn ends the process with the
     signal that stopped it, so the CLI cannot do it afterwards)."""
     shared = service or RecallService(settings)
-    mcp_server = build_mcp(shared)  # one per app: its session manager runs once
+    # each request is answered by its token's tenant's service (api/service/tenants.py); the
+    # tokens, the audit log and the server's own files are the data directory's, not a tenant's
+    tenants = TenantServices(shared)
+    home = DataDir(settings.home)
+    mcp_server = build_mcp(tenants.routed())  # one per app: its session manager runs once
     mcp_app = streamable_http_app(mcp_server, host=host)
 
     max_body = int(settings.max_body_mb * 1_000_000)
@@ -74,6 +80,10 @@ def create_app(settings: Settings, service: RecallService | None = None, *,
         CURRENT_AUDIT.set(audit)
         await mcp_app(scope, await read_body(scope, receive, max_body), send)  # type: ignore[arg-type]
 
+    def tenant_service(request: Request) -> RecallService:
+        principal, _ = request_context(request.scope)
+        return tenants.service(principal.tenant if principal else DEFAULT_TENANT)
+
     def warm_up(app: Litestar) -> None:
         # at start-up, not on the first requests, which would otherwise all wait for the model
         shared.warm()
@@ -88,13 +98,13 @@ def create_app(settings: Settings, service: RecallService | None = None, *,
     return Litestar(
         route_handlers=[v1, health_route, metrics_route, mcp_mount, *page_routes()],
         # every route: /v1, /mcp, /healthz, /metrics, /schema; not the page (api/http/page.py)
-        guards=[token_guard(settings.api_token, shared.data, RateLimiter(
+        guards=[token_guard(settings.api_token, home, RateLimiter(
             settings.rate_limit, settings.rate_burst) if settings.rate_limit else None),
             replica_guard(shared)],
         lifespan=[mcp_lifespan(mcp_server)],
-        dependencies={"service": Provide(lambda: shared, sync_to_thread=False)},
+        dependencies={"service": Provide(tenant_service, sync_to_thread=False)},
         exception_handlers=EXCEPTION_HANDLERS,  # type: ignore[arg-type]
-        state=State({"home": shared.data.root}),  # for telling a fault of its disk (problems.py)
+        state=State({"home": home.root}),  # for telling a fault of its disk (problems.py)
         middleware=[PrometheusConfig(app_name="recall", prefix="recall", group_path=True,
                                      exclude=["/metrics"]).middleware],
         openapi_config=openapi_config(bool(settings.api_token)),
@@ -102,7 +112,7 @@ def create_app(settings: Settings, service: RecallService | None = None, *,
         on_startup=[warm_up, allow.on_startup],
         before_send=[allow.before_send, audit_response,
                      *([prover(announced.secret)] if announced else [])],
-        on_shutdown=[lambda: withdraw(shared.data.root, announced)] if announced else [],
+        on_shutdown=[lambda: withdraw(home.root, announced)] if announced else [],
         logging_config=None,  # logging belongs to the entry point (CLI), not the library
         debug=False,
     )

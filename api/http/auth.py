@@ -6,6 +6,7 @@ from __future__ import annotations
 import hmac
 import time
 from typing import TYPE_CHECKING
+from urllib.parse import unquote
 
 from litestar.connection import ASGIConnection
 from litestar.exceptions import (
@@ -55,6 +56,10 @@ def request_context(scope: Scope) -> tuple[Principal | None, AuditLog | None]:
     return state.get(PRINCIPAL_KEY), state.get(AUDIT_KEY)
 
 
+# A client may name the tenant it means to act for; a token of another tenant is then refused
+# (403) instead of answering from its own tenant's data, which is what a request without it gets.
+TENANT_HEADER = "x-recall-tenant"
+
 # POST routes that only read: everything else but GET and HEAD writes
 READING_POSTS = {"pack_route", "recovery_route", "memories_route"}
 
@@ -101,6 +106,11 @@ def token_guard(token: str | None, data: DataDir, limiter: RateLimiter | None = 
         connection.state[PRINCIPAL_KEY] = None
         principal = authenticate(token, data, connection.headers.get("authorization", ""))
         connection.state[PRINCIPAL_KEY] = principal
+        named = connection.headers.get(TENANT_HEADER)
+        if named is not None and named != principal.tenant:
+            raise PermissionDeniedException(
+                f"token {principal.name!r} is for tenant {principal.tenant!r}; this request "
+                f"names tenant {named[:80]!r}")
         if not scope_covers(principal.scope, needed):
             raise PermissionDeniedException(
                 f"token {principal.name!r} has scope {principal.scope}; this needs {needed}")
@@ -121,7 +131,10 @@ async def audit_response(message: Message, scope: Scope) -> None:
         return
     state = scope.get("state", {})
     audit, status = state.get(AUDIT_KEY), int(message["status"])
-    method, path = scope.get("method", "GET"), scope.get("path", "")
+    # a mounted app's (/mcp) scope path is what lies below the mount: the request's own is raw
+    raw = scope.get("raw_path")
+    path = unquote(raw.decode("latin-1")) if raw else scope.get("path", "")
+    method = scope.get("method", "GET")
     denied = status in (401, 403)
     writes = state.get(SCOPE_KEY, "read") != "read" and path.startswith("/v1/")
     if audit is None or not (denied or writes):

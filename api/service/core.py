@@ -48,10 +48,15 @@ log = logging.getLogger(__name__)
 
 
 class RecallService:
-    def __init__(self, settings: Settings, *, embedder: Embedder | None = None,
+    def __init__(self, settings: Settings, *, tenant: str | None = None,
+                 embedder: Embedder | None = None,
                  progress: ProgressFactory = silent_progress) -> None:
+        """tenant: whose data this service reads and writes (default: RECALL_TENANT); each
+        tenant's is a data directory of its own (DataDir.for_tenant), so no store of this
+        service can reach another tenant's sessions."""
         self.settings = settings
-        self.data = DataDir(settings.home)
+        self.tenant = tenant or settings.tenant
+        self.data = DataDir(settings.home).for_tenant(self.tenant)
         # s3://... when this service follows another's published data (`recall serve --from`):
         # it answers reads and refuses writes
         self.replica_of: str | None = None
@@ -116,7 +121,7 @@ class RecallService:
         object that held deleted text)."""
         from api.service.remote import publisher
 
-        return publisher(self.data, self.settings).publish(purge=purge)
+        return publisher(self.data, self.settings, self.tenant).publish(purge=purge)
 
     @property
     def max_file_bytes(self) -> int:

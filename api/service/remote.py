@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from api.settings import Settings
 from indexer.stores.layout import DataDir
 from models import RecallError
+from models.principal import DEFAULT_TENANT
 
 if TYPE_CHECKING:
     from indexer.remote.follow import Follower
@@ -35,11 +36,18 @@ def s3_config(settings: Settings, uri: str | None = None) -> S3Config:
                     {"true": True, "false": False}.get(verify.lower(), verify))
 
 
-def publisher(data: DataDir, settings: Settings) -> Publisher:
+def tenant_store(uri: str, tenant: str) -> str:
+    """Where a tenant's data is published: the store itself for the default tenant, else
+    tenants/<tenant>/ under it, as on disk (DataDir.for_tenant)."""
+    return uri if tenant == DEFAULT_TENANT else f"{uri.rstrip('/')}/tenants/{tenant}"
+
+
+def publisher(data: DataDir, settings: Settings, tenant: str = DEFAULT_TENANT) -> Publisher:
     from indexer.remote.objects import ObjectStore
     from indexer.remote.publish import Publisher
 
-    return Publisher(data, ObjectStore(s3_config(settings)), lock_wait=settings.lock_wait,
+    store = s3_config(settings, settings.store and tenant_store(settings.store, tenant))
+    return Publisher(data, ObjectStore(store), lock_wait=settings.lock_wait,
                      lease_seconds=settings.lease_seconds)
 
 

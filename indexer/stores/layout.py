@@ -8,6 +8,7 @@
     <home>/state.sqlite3                        what is indexed, by content hash; todos
     <home>/quarantine/                          rejected inputs (redacted) with the reason
     <home>/writer.lock                          one writer at a time
+    <home>/tenants/<tenant>/                    another tenant's data directory, laid out alike
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from models import check_session_id
+from models.principal import DEFAULT_TENANT, check_tenant
 
 __all__ = ["DataDir", "atomic_write", "atomic_write_many"]
 
@@ -30,6 +32,13 @@ _SYNC_THREADS = 8
 @dataclass(frozen=True)
 class DataDir:
     root: Path
+
+    def for_tenant(self, tenant: str) -> DataDir:
+        """The data directory of a tenant: this one for the default tenant, else its own folder
+        under tenants/ (everything of a tenant is in it: archive, indexes, state, memories)."""
+        if tenant == DEFAULT_TENANT:
+            return self
+        return DataDir(self.root / "tenants" / check_tenant(tenant))
 
     @property
     def archive(self) -> Path:
