@@ -4,7 +4,7 @@ PY     := $(VENV)/bin/python
 RECALL := $(VENV)/bin/recall
 STAMP  := $(VENV)/.installed
 
-.PHONY: install browser s3 run test bench clean
+.PHONY: install browser s3 lb run test bench clean
 
 $(STAMP): pyproject.toml
 	python3 -m venv $(VENV)
@@ -51,9 +51,20 @@ s3:
 		|| echo "could not install radosgw: the S3 tests will skip"; \
 	else echo "no apt-get here: install radosgw, ceph-mon, ceph-osd and ceph-common to run the S3 tests"; fi
 
+# The load-balancer tests (tests/test_load_balancer.py) put Debian's haproxy in front of two
+# `recall serve` processes (scripts/load_balancer.py); installed here when missing. Where that
+# cannot be done they skip, unless RECALL_REQUIRE_LB is set (CI sets it), and then they fail.
+lb:
+	@if command -v haproxy >/dev/null || [ -x /usr/sbin/haproxy ]; then :; \
+	elif command -v apt-get >/dev/null; then \
+		$(SUDO) apt-get update -qq && \
+		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends haproxy \
+		|| echo "could not install haproxy: the load-balancer tests will skip"; \
+	else echo "no apt-get here: install haproxy to run the load-balancer tests"; fi
+
 # Lint and types first (seconds), then the suite on every core; tests that share an expensive
 # fixture (the real models, the browser) run on one worker (--dist loadgroup).
-test: $(STAMP) browser s3
+test: $(STAMP) browser s3 lb
 	$(PY) -m ruff check .
 	$(PY) -m mypy
 	$(PY) -m pytest -n auto --dist loadgroup

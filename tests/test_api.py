@@ -16,7 +16,7 @@ from api import RecallService, Settings
 from api.http.app import create_app
 from indexer import HashEmbedder
 
-from .helpers import PROBLEM, ROOT, SESSIONS, assert_problem, make_service, serve
+from .helpers import EXAMPLES, PROBLEM, ROOT, SESSIONS, assert_problem, make_service, serve
 
 
 def test_search_same_shape_as_cli(client: TestClient) -> None:
@@ -214,6 +214,25 @@ def test_an_unready_index_is_503_to_a_probe_without_its_reason(tmp_path: Path) -
         assert probe.status_code == 503 and "needs the token" in probe.json()["detail"]
         detailed = c.get("/healthz", headers={"Authorization": "Bearer s3cret-token"})
         assert detailed.status_code == 503 and "needs the token" not in detailed.json()["detail"]
+
+
+def test_pending_rows_are_unready_only_when_no_writer_is_writing_them(tmp_path: Path) -> None:
+    """A write in progress leaves rows pending until it commits: the probe stays 200 then (a
+    load balancer would otherwise take every server out under a stream of ingests), and says
+    503 for rows a crashed writer left."""
+    from indexer.stores.lock import WriterLock
+    from indexer.stores.state import State
+
+    service = RecallService(Settings(home=tmp_path, embedder="hash"), embedder=HashEmbedder())
+    service.index([EXAMPLES])
+    state = State(service.data.state_db)
+    state.set_status([next(state.sessions()).session_id], "pending")
+    state.close()
+    with TestClient(create_app(service.settings, service)) as c:
+        left = c.get("/healthz")
+        assert left.status_code == 503 and "half-written" in left.json()["detail"]
+        with WriterLock(service.data.lock_file):
+            assert c.get("/healthz").status_code == 200
 
 
 def test_token_required_on_every_route(built_home: Path) -> None:

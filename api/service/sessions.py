@@ -11,6 +11,7 @@ import msgspec
 
 from api.service.archive import Archive
 from indexer.stores.layout import DataDir
+from indexer.stores.lock import writer_active
 from indexer.stores.state import SessionRow, State
 from models import (
     STATUSES,
@@ -201,7 +202,8 @@ def health(data: DataDir, searcher: Searcher) -> Health:
     gen = searcher.generation()
     rows = _rows(data)
     unfinished = sum(1 for r in rows if r.status != "indexed")
-    if unfinished:
+    # a write in progress (here or in another process) has rows pending until it commits
+    if unfinished and not writer_active(data.lock_file):
         raise IndexUnavailable(f"{unfinished} sessions are half-written; run `recall index` "
                                "to finish them")
     documents, passages = gen.keyword.num_docs(), gen.vectors.count()
