@@ -18,9 +18,12 @@ from pathlib import Path
 import httpx
 import pytest
 
+from api import Settings
 from api.cli import main
+from api.service.remote import Publishing
 from indexer.remote.lease import WriterLease
 from indexer.remote.objects import ObjectStore, S3Config
+from indexer.stores.layout import DataDir
 from models import WriterBusy
 
 from .helpers import EXAMPLES, SESSIONS, serve
@@ -223,3 +226,66 @@ def test_a_replica_offers_the_reading_mcp_tools_only(tmp_path: Path) -> None:
     assert {"delete_session", "archive_session", "append_messages", "add_todo"} <= every
     assert all(t.annotations and t.annotations.read_only_hint for t in offered)
     assert len(offered) < len(every)
+
+
+def _tenant_session(folder: Path, session_id: str, word: str) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / f"{session_id}.json").write_text(json.dumps({
+        "sessionId": session_id, "date": "2026-06-01",
+        "messages": [{"role": "user", "content": f"The {word} survey is due Friday."}]}))
+    return folder
+
+
+def test_each_tenant_is_published_and_followed_apart(
+        tmp_path: Path, store_env: dict[str, str], writer: Callable[..., int],
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    assert writer("index", EXAMPLES) == 0  # the default tenant's
+    monkeypatch.setenv("RECALL_TENANT", "beta")
+    assert writer("index", _tenant_session(tmp_path / "beta-1", "beta-1", MARKER)) == 0
+    monkeypatch.delenv("RECALL_TENANT")
+    capsys.readouterr()
+    assert writer("tokens", "create", "--tenant", "beta", "--scope", "read") == 0
+    beta = {"Authorization": f"Bearer {capsys.readouterr().out.strip()}"}
+    assert writer("publish") == 0  # the tokens database goes with the default tenant's
+    bucket, prefix = store_env["RECALL_STORE"].removeprefix("s3://").split("/", 1)
+    store = ObjectStore(S3Config(f"s3://{bucket}/{prefix}", store_env["RECALL_S3_ENDPOINT"],
+                                 store_env["RECALL_S3_REGION"], store_env["RECALL_S3_ACCESS_KEY"],
+                                 store_env["RECALL_S3_SECRET_KEY"]))
+    assert store.folders("tenants/") == ("beta",)
+
+    env = {k: v for k, v in store_env.items() if k != "RECALL_STORE"}
+    env |= {"RECALL_FOLLOW_INTERVAL": "0.2", "RECALL_API_TOKEN": "default-admin"}
+    proc, base = serve(tmp_path / "follower", "--from", store_env["RECALL_STORE"], env=env)
+    default = {"Authorization": "Bearer default-admin"}
+
+    def found(query: str, auth: dict[str, str]) -> list[str]:
+        answer = httpx.get(f"{base}/v1/search", params={"q": query}, headers=auth, timeout=30)
+        assert answer.status_code == 200, answer.text
+        return [hit["session_id"] for hit in answer.json()["results"]]
+
+    try:
+        assert found(MARKER, beta) == ["beta-1"]
+        assert found(MARKER, default) == [] and found("升级", default) != []
+        assert found("升级", beta) == []
+        monkeypatch.setenv("RECALL_TENANT", "beta")
+        assert writer("index", _tenant_session(tmp_path / "beta-2", "beta-2", MARKER)) == 0
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and "beta-2" not in found(MARKER, beta):
+            time.sleep(0.2)
+        assert sorted(found(MARKER, beta)) == ["beta-1", "beta-2"]
+    finally:
+        proc.terminate()
+        proc.communicate(timeout=30)
+
+    # a server's own loop (`recall serve` with RECALL_STORE) publishes every tenant it finds
+    monkeypatch.setenv("RECALL_TENANT", "gamma")
+    monkeypatch.delenv("RECALL_STORE")
+    assert writer("index", _tenant_session(tmp_path / "gamma-1", "gamma-1", MARKER)) == 0
+    assert store.folders("tenants/") == ("beta",)
+    monkeypatch.delenv("RECALL_TENANT")
+    publishing = Publishing(DataDir(tmp_path / "writer"), Settings.from_env(
+        {**store_env, "RECALL_HOME": str(tmp_path / "writer")}))
+    publishing.step()
+    publishing.stop()
+    assert store.folders("tenants/") == ("beta", "gamma")
+    assert store.get("tenants/gamma/CURRENT.json") is not None

@@ -201,3 +201,22 @@ def test_recall_tokens_and_audit_commands(recall, tmp_path: Path) -> None:  # ty
     assert "--expires takes a duration" in bad.stderr
     log = recall("audit", "--tenant", "team-a").stdout
     assert "tokens create" in log and "tokens revoke" in log and token not in log
+
+
+def test_the_command_lines_writes_and_purges_are_in_the_audit_log(recall, tmp_path: Path,  # type: ignore[no-untyped-def]
+                                                                  monkeypatch: pytest.MonkeyPatch
+                                                                  ) -> None:
+    recall("index", EXAMPLES)
+    recall("delete", "5973cc90-8e43-4d93-af48-24614faebc52", "--purge")
+    assert recall("delete", "no-such-session", ok=False).returncode == 1
+    recall("search", "deploys")  # a read: not audited
+    monkeypatch.setenv("RECALL_TENANT", "team-a")
+    recall("index", EXAMPLES)
+    lines = [json.loads(line) for line in
+             (tmp_path / "home" / "audit.jsonl").read_text().splitlines()]
+    assert [(line["tenant"], line["action"], line["targets"], line["outcome"]) for line in lines] == [
+        ("default", "cli index", [], "ok"),
+        ("default", "cli delete --purge", ["5973cc90-8e43-4d93-af48-24614faebc52"], "ok"),
+        ("default", "cli delete", ["no-such-session"], "error"),
+        ("team-a", "cli index", [], "ok")]
+    assert all(line["token"].startswith("cli:") for line in lines)

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 import click
 
 from api.cli.output import json_option, pass_service, print_json
+from api.cli.tokens import AUDIT_META
 from indexer.formats.common import DEFAULT_TOOL_CHARS, FORMAT_NAMES, ImportOptions
 from models import InvalidInput
 from search.dates import check_day
@@ -234,6 +235,8 @@ def delete(service: RecallService, session_ids: tuple[str, ...], purge: bool) ->
     if not session_ids and not purge:
         raise InvalidInput("name the sessions to delete, or pass --purge alone to purge "
                            "what earlier deletes left in the index files")
+    click.get_current_context().meta[AUDIT_META] = (
+        "delete --purge" if purge else "delete", list(session_ids))
     for session_id in session_ids:
         service.delete(session_id)
         print(f"deleted {session_id}")

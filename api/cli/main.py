@@ -35,11 +35,17 @@ __all__ = ["cli", "main"]
 class RecallGroup(click.Group):
     """The `recall` group: a fault of the machine in any command (a full disk, a read-only data
     directory, a damaged index) ends it with a clear message instead of a traceback; with
-    RECALL_STORE set, a writing command ends by publishing (api/cli/storage.py)."""
+    RECALL_STORE set, a writing command ends by publishing (api/cli/storage.py); each writing
+    command leaves a line in the audit log (api/cli/tokens.py)."""
 
     def invoke(self, ctx: click.Context) -> object:
         try:
-            result = super().invoke(ctx)
+            try:
+                result = super().invoke(ctx)
+            except Exception:
+                tokens.audit_command(ctx, storage.WRITING_COMMANDS, "error")
+                raise
+            tokens.audit_command(ctx, storage.WRITING_COMMANDS, "ok")
             storage.publish_after(ctx.invoked_subcommand, ctx.find_object(Run))
             return result
         except (click.exceptions.ClickException, click.exceptions.Exit, click.Abort):

@@ -77,13 +77,13 @@ def serve(service: RecallService, host: str, port: int, insecure: bool, follow: 
 def object_storage(service: RecallService, follow: str | None) -> Following | Publishing | None:
     """The loop that follows a store (--from) or publishes to one (RECALL_STORE), its first
     round done: a replica has its first copy; a writer holds the lease (another's: WriterBusy)."""
-    from api.service.remote import Following, Publishing, follower
+    from api.service.remote import Following, Publishing
 
     if follow:
-        following = follower(service.data, service.settings, follow)
-        following.sync()
+        following = Following(service.data, service.settings, follow)
+        following.step()
         service.replica_of = follow
-        return Following(following, service.settings.follow_interval)
+        return following
     if service.settings.store:
         publishing = Publishing(service.data, service.settings)
         publishing.step()

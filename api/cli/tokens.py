@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import getpass
+import os
 import re
 import time
 from datetime import datetime
@@ -15,7 +17,11 @@ from indexer.stores.tokens import SCOPES, TokenStore
 from models import InvalidInput
 from models.principal import DEFAULT_TENANT, check_tenant
 
-__all__ = ["COMMANDS"]
+__all__ = ["AUDIT_META", "COMMANDS", "audit_command"]
+
+# what a writing command names for its audit line, left in the click context's meta (shared by
+# the group and its command): (action, session ids); without it the line has the command's name
+AUDIT_META = "recall.audit"
 
 _DURATION = re.compile(r"^(\d+)([dhm])$")
 _UNIT_SECONDS = {"d": 86_400, "h": 3_600, "m": 60}
@@ -104,6 +110,25 @@ def audit(run: Run, since: str | None, tenant: str | None) -> int:
         print(f"{_when(entry.time)}  {entry.tenant}  {entry.token}  {entry.action}  "
               f"{','.join(entry.targets) or '-'}  {entry.outcome}")
     return 0
+
+
+def audit_command(ctx: click.Context, writing: set[str], outcome: str) -> None:
+    """The audit line of a writing command that used the data directory: the machine's user
+    who ran it, the tenant it acted for, what it did and the ids it named (never text)."""
+    run = ctx.find_object(Run)
+    command = ctx.invoked_subcommand
+    if run is None or command not in writing or not run.service_built:
+        return
+    action, targets = ctx.meta.get(AUDIT_META, (command, []))
+    AuditLog(DataDir(run.settings.home)).append(run.settings.tenant, f"cli:{_user()}",
+                                                 f"cli {action}", targets, outcome)
+
+
+def _user() -> str:
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):  # no login name and no passwd entry (some containers)
+        return f"uid {os.getuid()}"
 
 
 COMMANDS = [tokens, audit]

@@ -12,14 +12,15 @@ from typing import TYPE_CHECKING
 from api.settings import Settings
 from indexer.stores.layout import DataDir
 from models import RecallError
-from models.principal import DEFAULT_TENANT
+from models.principal import DEFAULT_TENANT, TENANT_PATTERN
 
 if TYPE_CHECKING:
     from indexer.remote.follow import Follower
     from indexer.remote.objects import S3Config
     from indexer.remote.publish import Publisher
 
-__all__ = ["Following", "Publishing", "follower", "publisher", "s3_config"]
+__all__ = ["Following", "Publishing", "follower", "publisher", "s3_config", "tenant_dirs",
+           "tenant_store"]
 
 log = logging.getLogger(__name__)
 
@@ -73,7 +74,8 @@ class _Loop:
 
     def stop(self) -> None:
         self._stop.set()
-        self._thread.join(timeout=30)
+        if self._thread.is_alive():  # stopped after its first round only: never started
+            self._thread.join(timeout=30)
 
     def _run(self) -> None:
         while not self._stop.wait(self.interval):
@@ -86,42 +88,82 @@ class _Loop:
         raise NotImplementedError
 
 
+def tenant_dirs(home: DataDir) -> list[tuple[str, DataDir]]:
+    """The default tenant's data directory and every other tenant's that exists."""
+    found = [(DEFAULT_TENANT, home)]
+    folder = home.root / "tenants"
+    if folder.is_dir():
+        found += [(p.name, home.for_tenant(p.name)) for p in sorted(folder.iterdir())
+                  if p.is_dir() and TENANT_PATTERN.fullmatch(p.name)]
+    return found
+
+
+class _TenantPublisher:
+    """One tenant's publisher, and what its data directory looked like when it last published."""
+
+    def __init__(self, data: DataDir, settings: Settings, tenant: str) -> None:
+        self.data = data
+        self.publisher = publisher(data, settings, tenant)
+        self.seen: tuple | None = None
+        self.held = 0.0
+
+
 class Publishing(_Loop):
-    """`recall serve` with RECALL_STORE: publishes what the server's writes changed, and keeps
-    the writer lease while it runs (renewed at a third of its length)."""
+    """`recall serve` with RECALL_STORE: publishes what the server's writes changed, each
+    tenant's data directory to its own prefix (tenant_store), and keeps each writer lease while
+    it runs (renewed at a third of its length)."""
 
     def __init__(self, data: DataDir, settings: Settings) -> None:
         super().__init__("publishing", settings.follow_interval)
-        self.data = data
-        self.publisher = publisher(data, settings)
+        self.home = data
+        self.settings = settings
         self.renew_every = settings.lease_seconds / 3
-        self._seen: tuple | None = None
-        self._held = 0.0
+        self.tenants: dict[str, _TenantPublisher] = {}
 
     def step(self) -> None:
-        if self.data.current_generation() is None:  # nothing indexed yet: hold the lease only
-            self.publisher.lease.hold()
+        for tenant, data in tenant_dirs(self.home):
+            if tenant not in self.tenants:
+                self.tenants[tenant] = _TenantPublisher(data, self.settings, tenant)
+            self._publish(self.tenants[tenant])
+
+    def _publish(self, one: _TenantPublisher) -> None:
+        if one.data.current_generation() is None:  # nothing indexed yet: hold the lease only
+            one.publisher.lease.hold()
             return
-        seen = _fingerprint(self.data)
-        if seen == self._seen and time.monotonic() - self._held < self.renew_every:
+        seen = _fingerprint(one.data)
+        if seen == one.seen and time.monotonic() - one.held < self.renew_every:
             return
-        self.publisher.publish()
-        self._seen, self._held = seen, time.monotonic()
+        one.publisher.publish()
+        one.seen, one.held = seen, time.monotonic()
 
     def stop(self) -> None:
         super().stop()
-        self.publisher.release()
+        for one in self.tenants.values():
+            one.publisher.release()
 
 
 class Following(_Loop):
-    """`recall serve --from`: takes in each new publish."""
+    """`recall serve --from`: takes in each new publish, of the default tenant and of each other
+    tenant published under tenants/ (found anew at each step)."""
 
-    def __init__(self, follower: Follower, interval: float) -> None:
-        super().__init__("following", interval)
-        self.follower = follower
+    def __init__(self, home: DataDir, settings: Settings, uri: str) -> None:
+        super().__init__("following", settings.follow_interval)
+        self.home, self.settings, self.uri = home, settings, uri
+        self.followers = {DEFAULT_TENANT: follower(home, settings, uri)}
 
     def step(self) -> None:
-        self.follower.sync()
+        root = self.followers[DEFAULT_TENANT]
+        root.sync()
+        for tenant in root.store.folders("tenants/"):
+            if tenant not in self.followers and TENANT_PATTERN.fullmatch(tenant):
+                self.followers[tenant] = follower(self.home.for_tenant(tenant), self.settings,
+                                                  tenant_store(self.uri, tenant))
+        for tenant, following in self.followers.items():
+            if tenant != DEFAULT_TENANT:
+                try:
+                    following.sync()
+                except RecallError as exc:  # one tenant's trouble must not hold the others up
+                    log.warning("following tenant %s: %s (trying again)", tenant, exc)
 
 
 def _fingerprint(data: DataDir) -> tuple:

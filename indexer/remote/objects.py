@@ -147,6 +147,17 @@ class ObjectStore:
         except _ERRORS as exc:
             raise self._fault("list", relative_prefix, exc) from None
 
+    def folders(self, relative_prefix: str) -> tuple[str, ...]:
+        """The names of the folders directly under a prefix ending in '/'."""
+        pages = self.client.get_paginator("list_objects_v2").paginate(
+            Bucket=self.bucket, Prefix=self.key(relative_prefix), Delimiter="/")
+        start = len(self.key(relative_prefix))
+        try:
+            return tuple(common["Prefix"][start:].rstrip("/") for page in pages
+                         for common in page.get("CommonPrefixes", []))
+        except _ERRORS as exc:
+            raise self._fault("list", relative_prefix, exc) from None
+
     def _call(self, operation: str, **kwargs: Any) -> Any:
         try:
             return getattr(self.client, operation)(Bucket=self.bucket, **kwargs)
