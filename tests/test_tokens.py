@@ -210,6 +210,8 @@ def test_the_command_lines_writes_and_purges_are_in_the_audit_log(recall, tmp_pa
     recall("delete", "5973cc90-8e43-4d93-af48-24614faebc52", "--purge")
     assert recall("delete", "no-such-session", ok=False).returncode == 1
     recall("search", "deploys")  # a read: not audited
+    recall("todo", "list")  # nor a writing command's listing
+    recall("retention")  # nor a dry run
     monkeypatch.setenv("RECALL_TENANT", "team-a")
     recall("index", EXAMPLES)
     lines = [json.loads(line) for line in

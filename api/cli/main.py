@@ -43,9 +43,9 @@ class RecallGroup(click.Group):
             try:
                 result = super().invoke(ctx)
             except Exception:
-                tokens.audit_command(ctx, storage.WRITING_COMMANDS, "error")
+                tokens.audit_command(ctx, "error")
                 raise
-            tokens.audit_command(ctx, storage.WRITING_COMMANDS, "ok")
+            tokens.audit_command(ctx, "ok")
             storage.publish_after(ctx.invoked_subcommand, ctx.find_object(Run))
             return result
         except (click.exceptions.ClickException, click.exceptions.Exit, click.Abort):
@@ -68,6 +68,7 @@ def cli(ctx: click.Context, home: str | None, embedder: str | None, verbose: boo
     """Search your archived conversations with AI assistants, in English and Chinese."""
     _log_to_stderr(ctx, logging.INFO if verbose else logging.WARNING)
     ctx.obj = Run(Settings.from_env(home=home, embedder=embedder))
+    tokens.before_command(ctx, storage.WRITING_COMMANDS)
 
 
 def _log_to_stderr(ctx: click.Context, level: int) -> None:

@@ -112,16 +112,32 @@ def audit(run: Run, since: str | None, tenant: str | None) -> int:
     return 0
 
 
-def audit_command(ctx: click.Context, writing: set[str], outcome: str) -> None:
-    """The audit line of a writing command that used the data directory: the machine's user
-    who ran it, the tenant it acted for, what it did and the ids it named (never text)."""
+_BEFORE = "recall.audit.before"
+
+
+def before_command(ctx: click.Context, writing: set[str]) -> None:
+    """Note how the tenant's data directory looks before a command that may write runs."""
     run = ctx.find_object(Run)
-    command = ctx.invoked_subcommand
-    if run is None or command not in writing or not run.service_built:
+    if run is not None and ctx.invoked_subcommand in writing:
+        ctx.meta[_BEFORE] = _tenant_data(run).fingerprint()
+
+
+def audit_command(ctx: click.Context, outcome: str) -> None:
+    """The audit line of a command that wrote to the data directory (a dry run or a listing
+    writes nothing and gets none) or failed trying: the machine's user who ran it, the tenant
+    it acted for, what it did and the ids it named (never text)."""
+    run = ctx.find_object(Run)
+    if run is None or _BEFORE not in ctx.meta or not run.service_built:
         return
-    action, targets = ctx.meta.get(AUDIT_META, (command, []))
+    if outcome == "ok" and _tenant_data(run).fingerprint() == ctx.meta[_BEFORE]:
+        return
+    action, targets = ctx.meta.get(AUDIT_META, (ctx.invoked_subcommand, []))
     AuditLog(DataDir(run.settings.home)).append(run.settings.tenant, f"cli:{_user()}",
                                                  f"cli {action}", targets, outcome)
+
+
+def _tenant_data(run: Run) -> DataDir:
+    return DataDir(run.settings.home).for_tenant(run.settings.tenant)
 
 
 def _user() -> str:

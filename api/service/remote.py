@@ -6,7 +6,6 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from api.settings import Settings
@@ -130,7 +129,7 @@ class Publishing(_Loop):
         if one.data.current_generation() is None:  # nothing indexed yet: hold the lease only
             one.publisher.lease.hold()
             return
-        seen = _fingerprint(one.data)
+        seen = one.data.fingerprint()
         if seen == one.seen and time.monotonic() - one.held < self.renew_every:
             return
         one.publisher.publish()
@@ -164,29 +163,3 @@ class Following(_Loop):
                     following.sync()
                 except RecallError as exc:  # one tenant's trouble must not hold the others up
                     log.warning("following tenant %s: %s (trying again)", tenant, exc)
-
-
-def _fingerprint(data: DataDir) -> tuple:
-    """Changes when any write changed the data directory: the databases and the live generation
-    are touched by every write, and a file added or replaced changes its folder's time."""
-    name = data.current_generation()
-    marks: list[object] = [name]
-    paths = [data.root / f for f in ("state.sqlite3", "state.sqlite3-wal", "relevance.sqlite3",
-                                     "relevance.sqlite3-wal", "facts.sqlite3", "facts.sqlite3-wal")]
-    if name:
-        paths.append(data.generation(name) / "stamp")
-    for folder in ("archive", "memories", "snapshots"):
-        root = data.root / folder
-        if root.exists():
-            paths += [root, *(p for p in root.iterdir() if p.is_dir())]  # months, sessions
-    for path in paths:
-        marks.append(_stat(path))
-    return tuple(marks)
-
-
-def _stat(path: Path) -> tuple[int, int] | None:
-    try:
-        stat = path.stat()
-    except FileNotFoundError:
-        return None
-    return stat.st_mtime_ns, stat.st_size

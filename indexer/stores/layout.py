@@ -75,6 +75,23 @@ class DataDir:
         the writer lock is held only for their short steps."""
         return self.root / "rebuild.lock"
 
+    def fingerprint(self) -> tuple[object, ...]:
+        """Changes when any write changed this data directory: the databases and the live
+        generation are touched by every write, and a file added or replaced changes its folder's
+        time (what a publish has to upload; whether a command wrote, for the audit log)."""
+        name = self.current_generation()
+        marks: list[object] = [name]
+        paths = [self.root / f for f in ("state.sqlite3", "state.sqlite3-wal", "relevance.sqlite3",
+                                         "relevance.sqlite3-wal", "facts.sqlite3",
+                                         "facts.sqlite3-wal")]
+        if name:
+            paths.append(self.generation(name) / "stamp")
+        for folder in ("archive", "memories", "snapshots"):
+            root = self.root / folder
+            if root.exists():
+                paths += [root, *(p for p in root.iterdir() if p.is_dir())]  # months, sessions
+        return (*marks, *(_stat(path) for path in paths))
+
     def generation(self, name: str) -> Path:
         return self.index_root / name
 
@@ -141,3 +158,11 @@ def _fsync(path: Path) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+def _stat(path: Path) -> tuple[int, int] | None:
+    try:
+        stat = path.stat()
+    except FileNotFoundError:
+        return None
+    return stat.st_mtime_ns, stat.st_size
