@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import socket
 from typing import Any
 
 import h11
@@ -42,6 +43,13 @@ class TimedH11Protocol(H11Protocol):
         self._waiting_for: str | None = None  # "headers" or "body"
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        # Nagle's algorithm off: a response goes out as two writes (head, then body), and with
+        # it on the body waited for the client's delayed ACK of the head, 40 ms on every request
+        # of a kept-alive connection. asyncio sets this itself only for sockets made with
+        # IPPROTO_TCP; `recall serve` makes its own listening socket (api/cli/serve.py).
+        sock = transport.get_extra_info("socket")
+        if sock is not None and sock.family in (socket.AF_INET, socket.AF_INET6):
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         super().connection_made(transport)
         self._expect("headers", self.header_timeout)
 
