@@ -1,4 +1,5 @@
-"""Access for a team server: `recall tokens create|list|revoke` and `recall audit`."""
+"""Access for a team server: `recall tokens create|list|revoke`, `recall audit`, and the audit
+line each command that writes leaves (called by the group in api/cli/main.py)."""
 
 from __future__ import annotations
 
