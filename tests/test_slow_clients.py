@@ -1,4 +1,5 @@
-"""Slow and idle clients against `recall serve` over real HTTP: they cannot hold the server.
+"""Slow and idle clients against `recall serve` over real HTTP: they cannot hold the server; and
+each connection it accepts has Nagle's algorithm off.
 
 The server runs with 1-second deadlines and a limit of 8 connections (RECALL_HTTP_* settings):
 connections that send nothing, headers a byte at a time, or a body a byte at a time are closed
@@ -138,3 +139,43 @@ def test_endless_headers_are_refused(server) -> None:
         sock.sendall(b"GET /v1/stats HTTP/1.1\r\nHost: x\r\nX-Pad: " + b"a" * 20_000)
         assert sock.recv(65536).startswith(b"HTTP/1.1 400")
         assert _seconds_until_closed(sock, time.monotonic()) < TIMEOUT
+
+
+def test_each_accepted_connection_has_nagles_algorithm_off(tmp_path: Path) -> None:
+    """`recall serve` listens on a socket of its own making (api/cli/serve.py), for which asyncio
+    leaves Nagle's algorithm on: every kept-alive response then waited 40 ms for the client's
+    delayed ACK (docs/performance.md). The server's protocol turns it off per connection."""
+    import asyncio
+
+    from uvicorn.server import ServerState
+
+    from api import Settings
+    from api.cli.serve import listen
+    from api.http.server import server_config
+
+    async def empty_app(scope: object, receive: object, send: object) -> None:
+        return None
+
+    async def accepted_socket_nodelay() -> int:
+        loop = asyncio.get_running_loop()
+        config = server_config(empty_app, Settings(home=tmp_path))
+        config.load()
+        made: list[asyncio.Protocol] = []
+
+        def protocol() -> asyncio.Protocol:
+            made.append(config.http_protocol_class(config=config, server_state=ServerState(),
+                                                   app_state={}, _loop=loop))
+            return made[-1]
+
+        sock = listen("127.0.0.1", 0)
+        server = await loop.create_server(protocol, sock=sock)
+        _, writer = await asyncio.open_connection(*sock.getsockname()[:2])
+        while not made:
+            await asyncio.sleep(0.01)
+        accepted = made[0].transport.get_extra_info("socket")  # type: ignore[attr-defined]
+        nodelay = accepted.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY)
+        writer.close()
+        server.close()
+        return int(nodelay)
+
+    assert asyncio.run(accepted_socket_nodelay()) != 0
