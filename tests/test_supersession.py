@@ -10,9 +10,9 @@ from indexer.memories.supersession import (
     Statement,
     explicit_cue,
     link_memories,
-    statement_values,
     supersedes,
 )
+from indexer.memories.values import statement_values
 from models import Memory
 
 
