@@ -16,15 +16,13 @@ import http.client
 import json
 import os
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from load import free_port, wait_ready
+from load import serve_installed
 
-RECALL = Path(sys.executable).with_name("recall")
 PATHS = ("/healthz", "/v1/facets", "/v1/search?q=deploy")
 
 
@@ -44,13 +42,10 @@ def main() -> int:
     parser.add_argument("--requests", type=int, default=200)
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
-    port = free_port()
-    proc = subprocess.Popen([str(RECALL), "serve", "--port", str(port)],
-                            env={**os.environ, "RECALL_HOME": str(args.home)},
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc, base = serve_installed(args.home, dict(os.environ))
+    port = int(base.rsplit(":", 1)[1])
     result: dict[str, dict[str, float]] = {}
     try:
-        wait_ready(f"http://127.0.0.1:{port}", proc)
         for path in PATHS:
             kept = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
             for _ in range(5):

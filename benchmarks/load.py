@@ -47,6 +47,19 @@ def wait_ready(base: str, proc: subprocess.Popen) -> None:
     raise SystemExit("server not ready after 120 s")
 
 
+def serve_installed(home: Path, env: dict[str, str], *args: str, port: int | None = None
+                    ) -> tuple[subprocess.Popen[bytes], str]:
+    """`recall serve` as installed (the venv's `recall`) on `home`, on `port` or a free one,
+    its output dropped; returns once /healthz answers 200, with its base URL."""
+    port = port or free_port()
+    proc = subprocess.Popen([str(Path(sys.executable).with_name("recall")), "serve", "--port",
+                             str(port), *args], env={**env, "RECALL_HOME": str(home)},
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    base = f"http://127.0.0.1:{port}"
+    wait_ready(base, proc)
+    return proc, base
+
+
 def rss_mb(pid: int) -> float:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmRSS:"):

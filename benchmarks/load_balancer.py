@@ -38,7 +38,7 @@ from typing import Any, Self
 import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from load import free_port, percentile, wait_ready
+from load import free_port, percentile, serve_installed
 
 ROOT = Path(__file__).resolve().parents[1]
 RECALL = Path(sys.executable).with_name("recall")
@@ -49,14 +49,6 @@ _spec = importlib.util.spec_from_file_location("load_balancer", ROOT / "scripts"
 assert _spec and _spec.loader
 load_balancer = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(load_balancer)
-
-
-def serve(home: Path, env: dict[str, str], port: int) -> subprocess.Popen[bytes]:
-    proc = subprocess.Popen([str(RECALL), "serve", "--port", str(port)],
-                            env={**env, "RECALL_HOME": str(home)}, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
-    wait_ready(f"http://127.0.0.1:{port}", proc)
-    return proc
 
 
 def _record(session_id: str, text: str) -> dict[str, object]:
@@ -248,7 +240,7 @@ def main() -> int:
     questions = [json.loads(line)["question"] for line in
                  (args.bench / "locomo" / "queries.jsonl").read_text().splitlines()]
     ports = [free_port(), free_port()]
-    procs = [serve(home, env, port) for port in ports]
+    procs = [serve_installed(home, env, port=port)[0] for port in ports]
     servers = [f"http://127.0.0.1:{port}" for port in ports]
     lb_port = free_port()
     lb = load_balancer.start(lb_port, [s.removeprefix("http://") for s in servers],
@@ -262,7 +254,7 @@ def main() -> int:
                                                "max": round(max(visible), 2)}
 
         def restart() -> subprocess.Popen[bytes]:
-            return serve(home, env, ports[0])
+            return serve_installed(home, env, port=ports[0])[0]
 
         result["failover"], procs[0] = failover(lb_url, questions, procs[0], restart,
                                                 args.seconds)

@@ -31,7 +31,7 @@ from typing import Any
 import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from load import free_port, percentile, wait_ready
+from load import percentile, serve_installed
 
 ROOT = Path(__file__).resolve().parents[1]
 RECALL = Path(sys.executable).with_name("recall")
@@ -41,16 +41,6 @@ def start_s3(folder: Path) -> dict[str, str]:
     done = subprocess.run([sys.executable, str(ROOT / "scripts" / "s3_server.py"), "start",
                            "--dir", str(folder)], capture_output=True, text=True, check=True)
     return dict(json.loads(done.stdout))
-
-
-def serve(home: Path, env: dict[str, str], *args: str) -> tuple[subprocess.Popen[bytes], str]:
-    port = free_port()
-    proc = subprocess.Popen([str(RECALL), "serve", "--port", str(port), *args],
-                            env={**env, "RECALL_HOME": str(home)}, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
-    base = f"http://127.0.0.1:{port}"
-    wait_ready(base, proc)
-    return proc, base
 
 
 def timed_searches(base: str, questions: list[str]) -> tuple[list[float], list[list[str]]]:
@@ -115,10 +105,10 @@ def main() -> int:
         first["seconds"] = round(first["seconds"], 1)
         first["mb"] = round(sum(size for _, size in _listing(s3, "recall")) / 1e6, 1)
 
-        proc, writer = serve(writer_home, writer_env)
+        proc, writer = serve_installed(writer_home, writer_env)
         procs.append(proc)
         started = time.monotonic()
-        proc, replica = serve(args.work / "replica", client_env, "--from", uri)
+        proc, replica = serve_installed(args.work / "replica", client_env, "--from", uri)
         procs.append(proc)
         replica_start = round(time.monotonic() - started, 1)
 

@@ -30,7 +30,7 @@ from typing import Any
 import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from load import free_port, rss_mb, wait_ready
+from load import rss_mb, serve_installed
 
 ROOT = Path(__file__).resolve().parents[1]
 RECALL = Path(sys.executable).with_name("recall")
@@ -64,12 +64,8 @@ def main() -> int:
     with TokenStore(DataDir(home)) as store:
         tokens = {tenant: store.create(f"{tenant}-read", tenant, "read")[1]
                   for tenant in ["default", *tenants]}
-    port = free_port()
-    proc = subprocess.Popen([str(RECALL), "serve", "--port", str(port)], env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    base = f"http://127.0.0.1:{port}"
+    proc, base = serve_installed(home, env)
     try:
-        wait_ready(base, proc)
         with httpx.Client(timeout=60) as http:
             def facets(token: str) -> None:
                 http.get(f"{base}/v1/facets", headers={"Authorization": f"Bearer {token}"}
