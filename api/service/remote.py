@@ -18,8 +18,7 @@ if TYPE_CHECKING:
     from indexer.remote.objects import S3Config
     from indexer.remote.publish import Publisher
 
-__all__ = ["Following", "Publishing", "follower", "publisher", "s3_config", "tenant_dirs",
-           "tenant_store"]
+__all__ = ["Following", "Publishing", "follower", "publisher", "s3_config", "tenant_store"]
 
 log = logging.getLogger(__name__)
 
@@ -87,16 +86,6 @@ class _Loop:
         raise NotImplementedError
 
 
-def tenant_dirs(home: DataDir) -> list[tuple[str, DataDir]]:
-    """The default tenant's data directory and every other tenant's that exists."""
-    found = [(DEFAULT_TENANT, home)]
-    folder = home.root / "tenants"
-    if folder.is_dir():
-        found += [(p.name, home.for_tenant(p.name)) for p in sorted(folder.iterdir())
-                  if p.is_dir() and TENANT_PATTERN.fullmatch(p.name)]
-    return found
-
-
 class _TenantPublisher:
     """One tenant's publisher, and what its data directory looked like when it last published."""
 
@@ -120,7 +109,7 @@ class Publishing(_Loop):
         self.tenants: dict[str, _TenantPublisher] = {}
 
     def step(self) -> None:
-        for tenant, data in tenant_dirs(self.home):
+        for tenant, data in self.home.tenants():
             if tenant not in self.tenants:
                 self.tenants[tenant] = _TenantPublisher(data, self.settings, tenant)
             self._publish(self.tenants[tenant])

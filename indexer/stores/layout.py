@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from models import check_session_id
-from models.principal import DEFAULT_TENANT, check_tenant
+from models.principal import DEFAULT_TENANT, TENANT_PATTERN, check_tenant
 
 __all__ = ["DataDir", "atomic_write", "atomic_write_many"]
 
@@ -38,7 +38,19 @@ class DataDir:
         under tenants/ (everything of a tenant is in it: archive, indexes, state, memories)."""
         if tenant == DEFAULT_TENANT:
             return self
-        return DataDir(self.root / "tenants" / check_tenant(tenant))
+        return DataDir(self.tenants_root / check_tenant(tenant))
+
+    @property
+    def tenants_root(self) -> Path:
+        return self.root / "tenants"
+
+    def tenants(self) -> list[tuple[str, DataDir]]:
+        """The default tenant's data directory (this one) and every other tenant's that exists."""
+        found = [(DEFAULT_TENANT, self)]
+        if self.tenants_root.is_dir():
+            found += [(p.name, DataDir(p)) for p in sorted(self.tenants_root.iterdir())
+                      if p.is_dir() and TENANT_PATTERN.fullmatch(p.name)]
+        return found
 
     @property
     def archive(self) -> Path:
