@@ -36,7 +36,7 @@ from api.service.tenants import TenantServices
 from api.settings import Settings
 from indexer.stores.audit import CURRENT_AUDIT
 from indexer.stores.layout import DataDir
-from models.principal import CURRENT_PRINCIPAL, DEFAULT_TENANT
+from models.principal import CURRENT_PRINCIPAL
 
 __all__ = ["create_app"]
 
@@ -81,8 +81,7 @@ def create_app(settings: Settings, service: RecallService | None = None, *,
         await mcp_app(scope, await read_body(scope, receive, max_body), send)  # type: ignore[arg-type]
 
     def tenant_service(request: Request) -> RecallService:
-        principal, _ = request_context(request.scope)
-        return tenants.service(principal.tenant if principal else DEFAULT_TENANT)
+        return tenants.for_principal(request_context(request.scope)[0])
 
     def warm_up(app: Litestar) -> None:
         # at start-up, not on the first requests, which would otherwise all wait for the model

@@ -6,7 +6,7 @@ from __future__ import annotations
 import threading
 from typing import TYPE_CHECKING, Any, cast
 
-from models.principal import CURRENT_PRINCIPAL, DEFAULT_TENANT
+from models.principal import CURRENT_PRINCIPAL, DEFAULT_TENANT, Principal
 
 if TYPE_CHECKING:
     from api.service.core import RecallService
@@ -35,11 +35,14 @@ class TenantServices:
                 self._services[tenant] = found
         return found
 
-    def current(self) -> RecallService:
-        """The service of the request being answered (CURRENT_PRINCIPAL, set from its token);
-        outside a request, as on one person's machine, the default tenant's."""
-        principal = CURRENT_PRINCIPAL.get()
+    def for_principal(self, principal: Principal | None) -> RecallService:
+        """The service of whom a request acts for; nobody (no request, as on one person's
+        machine, or a route open without a token) is the default tenant."""
         return self.service(principal.tenant if principal else DEFAULT_TENANT)
+
+    def current(self) -> RecallService:
+        """The service of the request being answered (CURRENT_PRINCIPAL, set from its token)."""
+        return self.for_principal(CURRENT_PRINCIPAL.get())
 
     def all(self) -> list[RecallService]:
         with self._lock:
