@@ -244,9 +244,10 @@ def test_each_tenant_is_published_and_followed_apart(
     assert writer("index", _tenant_session(tmp_path / "beta-1", "beta-1", MARKER)) == 0
     monkeypatch.delenv("RECALL_TENANT")
     capsys.readouterr()
-    assert writer("tokens", "create", "--tenant", "beta", "--scope", "read") == 0
+    # a token change publishes at once (the tokens database goes with the default tenant's)
+    assert writer("tokens", "create", "--tenant", "beta", "--scope", "read", "--name",
+                  "beta-reader") == 0
     beta = {"Authorization": f"Bearer {capsys.readouterr().out.strip()}"}
-    assert writer("publish") == 0  # the tokens database goes with the default tenant's
     bucket, prefix = store_env["RECALL_STORE"].removeprefix("s3://").split("/", 1)
     store = ObjectStore(S3Config(f"s3://{bucket}/{prefix}", store_env["RECALL_S3_ENDPOINT"],
                                  store_env["RECALL_S3_REGION"], store_env["RECALL_S3_ACCESS_KEY"],
@@ -273,6 +274,13 @@ def test_each_tenant_is_published_and_followed_apart(
         while time.monotonic() < deadline and "beta-2" not in found(MARKER, beta):
             time.sleep(0.2)
         assert sorted(found(MARKER, beta)) == ["beta-1", "beta-2"]
+        monkeypatch.delenv("RECALL_TENANT")
+        assert writer("tokens", "revoke", "beta-reader") == 0  # refused on the replica too
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and httpx.get(
+                f"{base}/v1/stats", headers=beta, timeout=30).status_code != 401:
+            time.sleep(0.2)
+        assert httpx.get(f"{base}/v1/stats", headers=beta, timeout=30).status_code == 401
     finally:
         proc.terminate()
         proc.communicate(timeout=30)

@@ -68,10 +68,23 @@ def create(run: Run, tenant: str, scope: str, expires: str | None, name: str | N
         token, text = store.create(name or f"{tenant}-{scope}-{len(store.all()) + 1}", tenant,
                                    scope, expiry)
     AuditLog(data).append(tenant, token.name, "tokens create", [token.id], "ok")
+    _publish(run)
     print(text)
     click.echo(f"token {token.name} ({token.id}) for tenant {tenant}, scope {scope}, expires "
                f"{_when(expiry)}: shown once, keep it now", err=True)
     return 0
+
+
+def _publish(run: Run) -> None:
+    """With RECALL_STORE set, publish the tokens at once: replicas (`recall serve --from`) take
+    them in at their next look, so a revoked token stops working there too."""
+    home = DataDir(run.settings.home)
+    if not run.settings.store or home.current_generation() is None:
+        return  # nothing published yet: the first publish brings the tokens along
+    from api.service.remote import publisher
+
+    report = publisher(home, run.settings).publish()
+    click.echo(f"recall: published #{report.seq} to {run.settings.store}", err=True)
 
 
 @tokens.command("list")
@@ -96,6 +109,7 @@ def revoke(run: Run, token: str) -> int:
     if found is None:
         raise InvalidInput(f"no token with id or name {token!r}")
     AuditLog(data).append(found.tenant, found.name, "tokens revoke", [found.id], "ok")
+    _publish(run)
     print(f"revoked {found.name} ({found.id})")
     return 0
 

@@ -93,9 +93,8 @@ class DataDir:
         time (what a publish has to upload; whether a command wrote, for the audit log)."""
         name = self.current_generation()
         marks: list[object] = [name]
-        paths = [self.root / f for f in ("state.sqlite3", "state.sqlite3-wal", "relevance.sqlite3",
-                                         "relevance.sqlite3-wal", "facts.sqlite3",
-                                         "facts.sqlite3-wal")]
+        paths = [self.root / f"{db}{suffix}" for db in ("state", "relevance", "facts", "tokens")
+                 for suffix in (".sqlite3", ".sqlite3-wal")]
         if name:
             paths.append(self.generation(name) / "stamp")
         for folder in ("archive", "memories", "snapshots"):
