@@ -33,7 +33,8 @@ _MEANING = {
     401: "a token is required (RECALL_API_TOKEN is set, or `recall tokens` made one) and the "
          "request lacks 'Authorization: Bearer <token>', or names an unknown, expired or revoked "
          "one",
-    403: "the request's token has too narrow a scope for this route (read, write, admin)",
+    403: "the request's token has too narrow a scope for this route (read, write, admin), or "
+         "the request names another tenant than the token's (X-Recall-Tenant)",
     404: "no such session or snapshot",
     409: "another process is writing the archive (try again), or the session is archived "
          "and takes no more changes",
