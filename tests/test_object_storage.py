@@ -248,10 +248,9 @@ def test_each_tenant_is_published_and_followed_apart(
     assert writer("tokens", "create", "--tenant", "beta", "--scope", "read", "--name",
                   "beta-reader") == 0
     beta = {"Authorization": f"Bearer {capsys.readouterr().out.strip()}"}
-    bucket, prefix = store_env["RECALL_STORE"].removeprefix("s3://").split("/", 1)
-    store = ObjectStore(S3Config(f"s3://{bucket}/{prefix}", store_env["RECALL_S3_ENDPOINT"],
-                                 store_env["RECALL_S3_REGION"], store_env["RECALL_S3_ACCESS_KEY"],
-                                 store_env["RECALL_S3_SECRET_KEY"]))
+    keys = [store_env[k] for k in ("RECALL_S3_ENDPOINT", "RECALL_S3_REGION",
+                                   "RECALL_S3_ACCESS_KEY", "RECALL_S3_SECRET_KEY")]
+    store = ObjectStore(S3Config(store_env["RECALL_STORE"], *keys))
     assert store.folders("tenants/") == ("beta",)
 
     env = {k: v for k, v in store_env.items() if k != "RECALL_STORE"}
@@ -285,15 +284,20 @@ def test_each_tenant_is_published_and_followed_apart(
         proc.terminate()
         proc.communicate(timeout=30)
 
-    # a server's own loop (`recall serve` with RECALL_STORE) publishes every tenant it finds
-    monkeypatch.setenv("RECALL_TENANT", "gamma")
+    # a server's own loop (`recall serve` with RECALL_STORE) publishes every tenant it finds;
+    # one whose prefix another writer holds does not stop the others
     monkeypatch.delenv("RECALL_STORE")
-    assert writer("index", _tenant_session(tmp_path / "gamma-1", "gamma-1", MARKER)) == 0
+    for tenant in ("delta", "gamma"):
+        monkeypatch.setenv("RECALL_TENANT", tenant)
+        assert writer("index", _tenant_session(tmp_path / tenant, f"{tenant}-1", MARKER)) == 0
     assert store.folders("tenants/") == ("beta",)
     monkeypatch.delenv("RECALL_TENANT")
+    WriterLease(ObjectStore(S3Config(f"{store_env['RECALL_STORE']}/tenants/delta", *keys)),
+                "another-writer", 60).hold()
     publishing = Publishing(DataDir(tmp_path / "writer"), Settings.from_env(
         {**store_env, "RECALL_HOME": str(tmp_path / "writer")}))
     publishing.step()
     publishing.stop()
-    assert store.folders("tenants/") == ("beta", "gamma")
+    assert store.folders("tenants/") == ("beta", "delta", "gamma")  # delta: the lease only
     assert store.get("tenants/gamma/CURRENT.json") is not None
+    assert store.get("tenants/delta/CURRENT.json") is None

@@ -3,9 +3,11 @@ to RECALL_STORE; `recall serve --from s3://...` follows one as a read replica.""
 
 from __future__ import annotations
 
+import functools
 import logging
 import threading
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from api.settings import Settings
@@ -112,7 +114,8 @@ class Publishing(_Loop):
         for tenant, data in self.home.tenants():
             if tenant not in self.tenants:
                 self.tenants[tenant] = _TenantPublisher(data, self.settings, tenant)
-            self._publish(self.tenants[tenant])
+            _for_tenant("publishing", tenant, functools.partial(self._publish,
+                                                                self.tenants[tenant]))
 
     def _publish(self, one: _TenantPublisher) -> None:
         if one.data.current_generation() is None:  # nothing indexed yet: hold the lease only
@@ -148,7 +151,17 @@ class Following(_Loop):
                                                   tenant_store(self.uri, tenant))
         for tenant, following in self.followers.items():
             if tenant != DEFAULT_TENANT:
-                try:
-                    following.sync()
-                except RecallError as exc:  # one tenant's trouble must not hold the others up
-                    log.warning("following tenant %s: %s (trying again)", tenant, exc)
+                _for_tenant("following", tenant, following.sync)
+
+
+def _for_tenant(what: str, tenant: str, step: Callable[[], object]) -> None:
+    """One tenant's part of a loop's step. The default tenant's failure ends the step (and, in
+    the first round, `recall serve`: another writer's lease, nothing published); another
+    tenant's is logged, so that one tenant's trouble does not hold the others up."""
+    if tenant == DEFAULT_TENANT:
+        step()
+        return
+    try:
+        step()
+    except (RecallError, OSError) as exc:
+        log.warning("%s tenant %s: %s (trying again)", what, tenant, exc)
