@@ -115,6 +115,11 @@ class Settings:
     api_token: str | None = setting("RECALL_API_TOKEN", None, (
         "when set, every HTTP route (/v1, /mcp, /healthz, /metrics, /schema) needs "
         "'Authorization: Bearer <token>'"), secret=True)
+    allowed_hosts: str | None = setting("RECALL_ALLOWED_HOSTS", None, (
+        "`recall serve`: more names the Host header may give, comma-separated ('.example.com' "
+        "for a domain and its subdomains, '*' for any); loopback names, the bound address and, "
+        "bound to 0.0.0.0, this machine's names and addresses are always allowed (421 for "
+        "others: DNS-rebinding protection)"))
     max_body_mb: float = setting(
         "RECALL_MAX_BODY_MB", 20.0, "largest HTTP request body accepted (413 above)", POSITIVE)
     max_query_chars: int = setting("RECALL_MAX_QUERY_CHARS", 2000, (
@@ -159,6 +164,9 @@ class Settings:
     retention_summary_days: int | None = setting("RECALL_RETENTION_SUMMARY_DAYS", None, (
         "`recall retention`: sessions inactive longer than this are compressed (short summary, "
         "memories, metadata); unset: never"), NOT_NEGATIVE)
+    keep_replaced_days: float = setting("RECALL_KEEP_REPLACED_DAYS", 30.0, (
+        "days the version of a session that a write replaced (fewer messages, or changed ones) "
+        "is kept for `recall restore`"), NOT_NEGATIVE)
     relevance_decay_rate: float = setting("RECALL_RELEVANCE_DECAY_RATE", 0.05, (
         "memory relevance: share of its height above the floor a memory loses per day unused "
         "(0 <= rate < 1; docs/memory-relevance.md)"), BELOW_ONE)
@@ -175,6 +183,10 @@ class Settings:
         "0: no limit"), NOT_NEGATIVE)
     rate_burst: int = setting("RECALL_RATE_BURST", 20, (
         "requests a token may send at once before RECALL_RATE_LIMIT holds it back"), POSITIVE)
+    refusals_per_minute: int = setting("RECALL_REFUSALS_PER_MINUTE", 60, (
+        "refused requests (401, 403, 421) a client address may have a minute, at most this many "
+        "at once; past it, 429 with Retry-After (token guessing, floods of the audit log)"),
+        POSITIVE)
     tenant: str = setting("RECALL_TENANT", "default", (
         "the tenant the command line acts for: 'default' is the data directory itself, any "
         "other its own directory under <home>/tenants/ (`recall serve` acts for each "

@@ -69,14 +69,14 @@ def tasks(writable: RecallService) -> RecallService:
 def client(built_home: Path) -> Iterator[TestClient]:
     """The HTTP app over the shared test index (read-only)."""
     service = make_service(built_home)
-    with TestClient(create_app(service.settings, service)) as c:
+    with TestClient(create_app(service.settings, service), base_url="http://127.0.0.1") as c:
         yield c
 
 
 @pytest.fixture
 def writable_client(writable: RecallService) -> Iterator[TestClient]:
     """The HTTP app over a private copy of the test index."""
-    with TestClient(create_app(writable.settings, writable)) as c:
+    with TestClient(create_app(writable.settings, writable), base_url="http://127.0.0.1") as c:
         yield c
 
 

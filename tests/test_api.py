@@ -153,7 +153,7 @@ def test_every_error_has_one_shape(writable_client: TestClient, method: str, pat
 
 def test_body_too_large_is_413(tmp_path: Path) -> None:
     service = RecallService(Settings(home=tmp_path, embedder="hash", max_body_mb=0.001), embedder=HashEmbedder())
-    with TestClient(create_app(service.settings, service)) as c:
+    with TestClient(create_app(service.settings, service), base_url="http://127.0.0.1") as c:
         response = c.post("/v1/sessions", json={"sessionId": "big", "messages": [{"content": "x" * 5000}]})
     assert response.status_code == 413
     assert response.json()["title"] == "Payload too large"
@@ -186,7 +186,7 @@ def test_allow_lists_every_method_of_a_path(client: TestClient) -> None:
 def test_query_limit_is_a_setting(built_home: Path) -> None:
     settings = Settings(home=built_home, embedder="hash", max_query_chars=10)
     service = RecallService(settings, embedder=HashEmbedder())
-    with TestClient(create_app(settings, service)) as c:
+    with TestClient(create_app(settings, service), base_url="http://127.0.0.1") as c:
         assert c.get("/v1/search", params={"q": "升级"}).status_code == 200
         too_long = c.get("/v1/search", params={"q": "x" * 11})
         assert too_long.status_code == 400 and too_long.json()["detail"] == "the query is longer than 10 characters"
@@ -197,7 +197,7 @@ def test_query_limit_is_a_setting(built_home: Path) -> None:
 
 def test_unindexed_home_is_503(tmp_path: Path) -> None:
     service = RecallService(Settings(home=tmp_path, embedder="hash"), embedder=HashEmbedder())
-    with TestClient(create_app(service.settings, service)) as c:
+    with TestClient(create_app(service.settings, service), base_url="http://127.0.0.1") as c:
         for path in ("/healthz", "/v1/search?q=x", "/v1/stats"):
             response = c.get(path)
             if path == "/v1/stats":
@@ -209,7 +209,7 @@ def test_unindexed_home_is_503(tmp_path: Path) -> None:
 def test_an_unready_index_is_503_to_a_probe_without_its_reason(tmp_path: Path) -> None:
     service = RecallService(Settings(home=tmp_path, embedder="hash", api_token="s3cret-token"),
                             embedder=HashEmbedder())
-    with TestClient(create_app(service.settings, service)) as c:
+    with TestClient(create_app(service.settings, service), base_url="http://127.0.0.1") as c:
         probe = c.get("/healthz")
         assert probe.status_code == 503 and "needs the token" in probe.json()["detail"]
         detailed = c.get("/healthz", headers={"Authorization": "Bearer s3cret-token"})
@@ -228,7 +228,7 @@ def test_pending_rows_are_unready_only_when_no_writer_is_writing_them(tmp_path: 
     state = State(service.data.state_db)
     state.set_status([next(state.sessions()).session_id], "pending")
     state.close()
-    with TestClient(create_app(service.settings, service)) as c:
+    with TestClient(create_app(service.settings, service), base_url="http://127.0.0.1") as c:
         left = c.get("/healthz")
         assert left.status_code == 503 and "half-written" in left.json()["detail"]
         with WriterLock(service.data.lock_file):
@@ -239,7 +239,7 @@ def test_token_required_on_every_route(built_home: Path) -> None:
     service = RecallService(Settings(home=built_home, embedder="hash", api_token="s3cret-token"),
                             embedder=HashEmbedder())
     auth = {"Authorization": "Bearer s3cret-token"}
-    with TestClient(create_app(service.settings, service)) as c:
+    with TestClient(create_app(service.settings, service), base_url="http://127.0.0.1") as c:
         denied = c.get("/v1/search", params={"q": "升级"})
         assert denied.status_code == 401 and denied.headers["www-authenticate"] == "Bearer"
         assert denied.headers["content-type"].startswith(PROBLEM)
@@ -269,7 +269,7 @@ def test_mcp_body_limit(tmp_path: Path) -> None:
     call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
             "params": {"name": "search_archive", "arguments": {"query": "x" * 5000}}}
     headers = {"accept": "application/json, text/event-stream", "host": "127.0.0.1:8765"}
-    with TestClient(create_app(service.settings, service)) as c:
+    with TestClient(create_app(service.settings, service), base_url="http://127.0.0.1") as c:
         response = c.post("/mcp", json=call, headers=headers)
         assert response.status_code == 413 and response.headers["content-type"].startswith(PROBLEM)
         assert response.json()["title"] == "Payload too large"

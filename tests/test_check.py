@@ -150,7 +150,7 @@ def test_cli_exit_status_json_and_repair(writable: RecallService, capsys: pytest
 
 
 def test_http_check(writable: RecallService) -> None:
-    with TestClient(create_app(writable.settings, writable)) as client:
+    with TestClient(create_app(writable.settings, writable), base_url="http://127.0.0.1") as client:
         body = client.get("/v1/check").json()
     assert body["ok"] and body["sessions"] == 7 and body["differences"] == []
 

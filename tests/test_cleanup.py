@@ -170,7 +170,7 @@ def test_cleanup_errors(archive: RecallService, kwargs: dict, message: str) -> N
 
 @pytest.fixture
 def client(archive: RecallService) -> Iterator[TestClient]:
-    with TestClient(create_app(archive.settings, archive)) as c:
+    with TestClient(create_app(archive.settings, archive), base_url="http://127.0.0.1") as c:
         yield c
 
 

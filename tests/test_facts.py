@@ -88,7 +88,7 @@ def test_a_reindex_computes_the_same_links(changed: RecallService) -> None:
 
 
 def test_facts_over_http(changed: RecallService) -> None:
-    with TestClient(create_app(changed.settings, changed)) as client:
+    with TestClient(create_app(changed.settings, changed), base_url="http://127.0.0.1") as client:
         answer = client.get("/v1/facts", params={"subject": "Kestrel standup", "when": "current"})
         assert answer.status_code == 200
         assert any("10:15" in f["text"] for f in answer.json()["facts"])

@@ -159,7 +159,7 @@ def test_a_full_disk_during_a_live_append_answers_507_and_loses_nothing(
         disk: SmallDisk, tmp_path: Path) -> None:
     service = make_service(disk.root / "home")
     service.index([SESSIONS])
-    with TestClient(create_app(service.settings, service)) as client:
+    with TestClient(create_app(service.settings, service), base_url="http://127.0.0.1") as client:
         live = client.post("/v1/sessions", json={"sessionId": "live-disk"}).json()["session_id"]
         said = [f"the lighthouse keeper's note number {n}" for n in range(3)]
         for text in said[:2]:
@@ -248,7 +248,7 @@ def test_a_damaged_index_answers_503_over_http(recall: Callable[..., Ran], tmp_p
     recall("index", EXAMPLES)
     _truncate_keyword(tmp_path / "home")
     service = make_service(tmp_path / "home")
-    with TestClient(create_app(service.settings, service)) as client:
+    with TestClient(create_app(service.settings, service), base_url="http://127.0.0.1") as client:
         answer = client.get("/v1/search", params={"q": "OpenClaw"})
     assert_problem(answer, 503, "Index damaged", None)
     assert "recall reindex" in answer.json()["detail"]

@@ -89,7 +89,7 @@ def test_http_answers_4xx_with_a_problem_body_never_5xx(hostile, tmp_path: Path)
     root, expected, _service, _report, _before, _after = hostile
     service = make_service(tmp_path / "home")
     statuses: dict[str, int] = {}
-    with TestClient(create_app(service.settings, service)) as client:
+    with TestClient(create_app(service.settings, service), base_url="http://127.0.0.1") as client:
         for name, body in _bodies(root, expected):
             response = client.post("/v1/sessions", content=body,
                                    headers={"content-type": "application/json"})

@@ -42,7 +42,7 @@ FIRST_WRITE_TIMEOUT = 30  # seconds
 
 @pytest.fixture
 def client(writable: RecallService):
-    with TestClient(create_app(writable.settings, writable)) as c:
+    with TestClient(create_app(writable.settings, writable), base_url="http://127.0.0.1") as c:
         yield c
 
 

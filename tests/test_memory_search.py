@@ -93,7 +93,7 @@ def test_reindex_keeps_memories_searchable(styled: RecallService) -> None:
 
 
 def test_http_memories_scope(styled: RecallService) -> None:
-    with TestClient(create_app(styled.settings, styled)) as client:
+    with TestClient(create_app(styled.settings, styled), base_url="http://127.0.0.1") as client:
         body = client.get("/v1/search", params={"q": "emojis", "scope": "memories"}).json()
         first = body["results"][0]["messages"][0]
         assert (first["role"], first["memory_type"]) == ("memory", "feedback")

@@ -60,7 +60,7 @@ def test_a_budget_out_of_range_is_refused(service: RecallService) -> None:
 
 def test_over_http_and_the_command_line(service: RecallService, recall, built_home,
                                         monkeypatch: pytest.MonkeyPatch) -> None:
-    with TestClient(create_app(service.settings, service)) as http:
+    with TestClient(create_app(service.settings, service), base_url="http://127.0.0.1") as http:
         body = http.post("/v1/pack", json={"query": "数据库", "budget": 300}).json()
         assert body["excerpts"][0]["session_id"] == "t-zh-upgrade" and body["markdown"]
         assert http.post("/v1/pack", json={"query": "数据库", "budget": 5}).status_code == 400

@@ -30,7 +30,7 @@ def page_scripts() -> str:
 def locked_client(built_home: Path):
     service = RecallService(Settings(home=built_home, embedder="hash", api_token="page-token"),
                             embedder=HashEmbedder())
-    with TestClient(create_app(service.settings, service)) as c:
+    with TestClient(create_app(service.settings, service), base_url="http://127.0.0.1") as c:
         yield c
 
 

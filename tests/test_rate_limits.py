@@ -32,7 +32,7 @@ def test_a_token_past_its_limit_gets_429_with_retry_after(tmp_path: Path) -> Non
     service.index([EXAMPLES])
     with TokenStore(service.data) as store:
         first, second = (store.create(name, "default", "read")[1] for name in ("a", "b"))
-    with TestClient(create_app(service.settings, service)) as client:
+    with TestClient(create_app(service.settings, service), base_url="http://127.0.0.1") as client:
         def get(token: str) -> int:
             return client.get("/v1/stats", headers={"Authorization": f"Bearer {token}"}
                               ).status_code

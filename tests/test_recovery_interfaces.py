@@ -70,7 +70,7 @@ def test_recovery_options_are_checked() -> None:
 
 
 def test_http_changes_snapshot_and_recovery_options(writable: RecallService) -> None:
-    with TestClient(create_app(writable.settings, writable)) as client:
+    with TestClient(create_app(writable.settings, writable), base_url="http://127.0.0.1") as client:
         saved = client.post(f"/v1/sessions/{UPGRADE}/snapshots").json()
         changes = client.get(f"/v1/sessions/{UPGRADE}/changes").json()
         assert changes["severity"] == "none" and changes["before_id"] == saved["id"]

@@ -271,7 +271,7 @@ def test_bad_settings_fail_with_a_hint(var: str, value: str) -> None:
 
 @pytest.fixture
 def client(rel: RecallService):
-    with TestClient(create_app(rel.settings, rel)) as c:
+    with TestClient(create_app(rel.settings, rel), base_url="http://127.0.0.1") as c:
         yield c
 
 

@@ -68,7 +68,7 @@ def test_the_origin_is_kept_in_the_archive(imported: RecallService) -> None:
 
 @pytest.fixture
 def http(imported: RecallService) -> Iterator[TestClient]:
-    with TestClient(create_app(imported.settings, imported)) as c:
+    with TestClient(create_app(imported.settings, imported), base_url="http://127.0.0.1") as c:
         yield c
 
 

@@ -106,7 +106,7 @@ def test_no_secret_survives_anywhere(tmp_path: Path, caplog: pytest.LogCaptureFi
     assert report.indexed == 1 and not report.rejected
     outputs.append(json.dumps(msgspec.to_builtins(report)))
 
-    with TestClient(create_app(service.settings, service)) as client:
+    with TestClient(create_app(service.settings, service), base_url="http://127.0.0.1") as client:
         response = client.post("/v1/sessions", json=_session("by-http"))
         assert response.status_code == 201
         outputs.append(response.text)

@@ -82,15 +82,15 @@ def test_slow_and_idle_clients_are_cut_off_and_others_are_served(server) -> None
     idle = [_connect(address) for _ in range(3)]  # connect, then send nothing
     slow_headers = _connect(address)
     slow_body = _connect(address)
-    slow_body.sendall(b"POST /v1/sessions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+    slow_body.sendall(b"POST /v1/sessions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
                       b"Content-Length: 1000\r\n\r\n{")
     trickles = [threading.Thread(target=_trickle, args=(slow_headers, b"GET /v1/stats HTTP/1.1\r\n"
-                                                        b"Host: x\r\nX-Pad: " + b"a" * 100, stop)),
+                                                        b"Host: 127.0.0.1\r\nX-Pad: " + b"a" * 100, stop)),
                 threading.Thread(target=_trickle, args=(slow_body, b" " * 999, stop))]
     for t in trickles:
         t.start()
     kept_alive = _connect(address)  # one request, then idle on the kept-alive connection
-    kept_alive.sendall(b"GET /v1/stats HTTP/1.1\r\nHost: x\r\n\r\n")
+    kept_alive.sendall(b"GET /v1/stats HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
     assert kept_alive.recv(65536).startswith(b"HTTP/1.1 200")
     answered = time.monotonic()
     try:
@@ -136,7 +136,7 @@ def test_endless_headers_are_refused(server) -> None:
     """Headers that never end are not buffered past RECALL_HTTP_MAX_HEADER_KB (16 here)."""
     _, address = server
     with _connect(address) as sock:
-        sock.sendall(b"GET /v1/stats HTTP/1.1\r\nHost: x\r\nX-Pad: " + b"a" * 20_000)
+        sock.sendall(b"GET /v1/stats HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Pad: " + b"a" * 20_000)
         assert sock.recv(65536).startswith(b"HTTP/1.1 400")
         assert _seconds_until_closed(sock, time.monotonic()) < TIMEOUT
 

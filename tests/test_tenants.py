@@ -75,8 +75,10 @@ def tenants(tmp_path_factory: pytest.TempPathFactory) -> Tenants:
 
 @pytest.fixture(scope="module")
 def client(tenants: Tenants) -> Iterator[TestClient]:
-    settings = Settings(home=tenants.home, embedder="hash")
-    with TestClient(create_app(settings, RecallService(settings, embedder=HashEmbedder()))) as c:
+    # the matrix sends hundreds of refused requests from one client: no 429 for them here
+    settings = Settings(home=tenants.home, embedder="hash", refusals_per_minute=100_000)
+    with TestClient(create_app(settings, RecallService(settings, embedder=HashEmbedder())),
+                    base_url="http://127.0.0.1") as c:
         yield c
 
 
@@ -97,25 +99,19 @@ def test_each_route_against_no_token_wrong_tenant_wrong_scope_and_right(
     url = (path.replace("{session_id:str}", MATRIX_SESSION)
            .replace("{snapshot_id:str}", tenants.snapshot).replace("{todo_id:str}", tenants.todo))
     needed = ROUTE_SCOPES[(method, path)]
-    denied_before = sum(line["outcome"] in ("401", "403") for line in _audit_lines(tenants.home))
 
     def status(headers: dict[str, str]) -> int:
         # a body that would not parse: 401 and 403 come before it is read
-        return client.request(method, url, headers=headers, content=b"{not json").status_code
+        return client.request(method, url, headers={**headers, "Content-Type": "application/json"},
+                              content=b"{not json").status_code
 
     assert status({}) == 401
     assert status(tenants.auth("beta", "admin", names="alpha")) == 403  # wrong tenant
-    denied = 2
     for scope in SCOPES:
         if RANK[scope] < RANK[needed]:  # wrong scope
             assert status(tenants.auth("alpha", scope, names="alpha")) == 403
-            denied += 1
     assert status(tenants.auth("alpha", needed, names="alpha")) not in (401, 403)  # right
     assert status(tenants.auth("alpha", needed)) not in (401, 403)  # right, tenant unnamed
-    lines = _audit_lines(tenants.home)
-    assert sum(line["outcome"] in ("401", "403") for line in lines) - denied_before == denied
-    assert any(line["action"] == f"{method} {url}" and line["outcome"] == "403"
-               and line["tenant"] == "beta" and line["token"] == "beta-admin" for line in lines)
 
 
 def test_a_wrong_tenant_refusal_names_both_tenants(tenants: Tenants, client: TestClient) -> None:
@@ -124,6 +120,20 @@ def test_a_wrong_tenant_refusal_names_both_tenants(tenants: Tenants, client: Tes
     assert answer.headers["content-type"].startswith("application/problem+json")
     assert answer.json()["detail"] == ("token 'beta-read' is for tenant 'beta'; this request "
                                        "names tenant 'alpha'")
+
+
+def test_a_wrong_tenant_refusal_names_the_tenant_asked_for_in_the_audit_log(
+        tenants: Tenants) -> None:
+    seen = len(_audit_lines(tenants.home))
+    settings = Settings(home=tenants.home, embedder="hash")
+    # an app of its own: the matrix above has this client's refusals of the minute counted
+    with TestClient(create_app(settings, RecallService(settings, embedder=HashEmbedder())),
+                    base_url="http://127.0.0.1") as c:
+        url = f"/v1/sessions/{MATRIX_SESSION}"
+        assert c.delete(url, headers=tenants.auth("beta", "admin", names="alpha")).status_code == 403
+    line = _audit_lines(tenants.home)[seen]
+    assert (line["action"], line["outcome"], line["tenant"], line["token"], line["note"]) == (
+        f"DELETE {url}", "403", "beta", "beta-admin", "named tenant 'alpha'")
 
 
 def test_guessing_the_other_tenants_ids_finds_nothing_and_changes_nothing(
@@ -198,7 +208,7 @@ def test_an_ingest_lands_in_its_tenants_directory(tmp_path: Path) -> None:
         reader = store.create("delta-read", "delta", "read")[1]
     record = {"sessionId": "g-1", "date": "2026-06-01",
               "messages": [{"role": "user", "content": "the gamma rollout starts Monday"}]}
-    with TestClient(create_app(settings, RecallService(settings, embedder=HashEmbedder()))) as c:
+    with TestClient(create_app(settings, RecallService(settings, embedder=HashEmbedder())), base_url="http://127.0.0.1") as c:
         made = c.post("/v1/sessions", json=record, headers={"Authorization": f"Bearer {writer}"})
         assert made.status_code == 201, made.text
         assert c.get("/v1/search", params={"q": "gamma rollout"},

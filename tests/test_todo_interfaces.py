@@ -38,7 +38,7 @@ from .helpers import (
 # -- HTTP -------------------------------------------------------------------------------------------
 @pytest.fixture
 def client(tasks: RecallService) -> Iterator[TestClient]:
-    with TestClient(create_app(tasks.settings, tasks)) as c:
+    with TestClient(create_app(tasks.settings, tasks), base_url="http://127.0.0.1") as c:
         yield c
 
 

@@ -28,7 +28,9 @@ from .helpers import EXAMPLES, RANK, ROUTE_SCOPES, call_tool, serve
 @pytest.fixture(scope="module")
 def setup(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[TestClient, dict, Path]]:
     home = tmp_path_factory.mktemp("tokens")
-    service = RecallService(Settings(home=home, embedder="hash"), embedder=HashEmbedder())
+    # the matrix sends hundreds of refused requests from one client: no 429 for them here
+    service = RecallService(Settings(home=home, embedder="hash", refusals_per_minute=100_000),
+                            embedder=HashEmbedder())
     service.index([EXAMPLES])
     with TokenStore(service.data) as store:
         made = {scope: store.create(f"t-{scope}", "default", scope)[1]
@@ -37,7 +39,7 @@ def setup(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[TestClient
         store.revoke("t-revoked")
         expired = store.create("t-expired", "default", "admin", expires=time.time() - 1)[1]
     made |= {"revoked": revoked, "expired": expired}
-    with TestClient(create_app(service.settings, service)) as client:
+    with TestClient(create_app(service.settings, service), base_url="http://127.0.0.1") as client:
         yield client, made, home
 
 
@@ -63,6 +65,7 @@ def test_each_route_against_each_token(setup: tuple[TestClient, dict, Path], met
     def status(token: str | None) -> int:
         headers = {"Authorization": f"Bearer {token}"} if token else {}
         # a body that would not parse: 401 and 403 come before it is read
+        headers["Content-Type"] = "application/json"
         return client.request(method, url, headers=headers, content=b"{not json",
                               ).status_code
 
@@ -98,23 +101,37 @@ def test_only_the_hash_is_kept_and_the_audit_log_has_no_token(
 
 def test_refused_requests_and_writes_are_in_the_audit_log(
         setup: tuple[TestClient, dict, Path]) -> None:
-    client, tokens, home = setup
-    client.get("/v1/search", params={"q": "x"})  # no token
-    client.post("/v1/pack", json={"query": "x"})  # a POST that only reads, without a token
-    client.post("/v1/pack", json={"query": "deploys"},
-                headers={"Authorization": f"Bearer {tokens['read']}"})
-    client.post("/v1/sessions", headers={"Authorization": f"Bearer {tokens['read']}"})
-    client.post("/v1/todos", json={"content": "Write the notes", "period": "week"},
-                headers={"Authorization": f"Bearer {tokens['write']}"})
-    entries = list(AuditLog(RecallService(Settings(home=home, embedder="hash")).data).entries())
+    _, tokens, home = setup
+    audit = home / "audit.jsonl"
+    seen = len(audit.read_text().splitlines()) if audit.exists() else 0
+    service = RecallService(Settings(home=home, embedder="hash"), embedder=HashEmbedder())
+    # an app of its own: the matrix above has this client's refusals of the minute counted
+    with TestClient(create_app(service.settings, service), base_url="http://127.0.0.1") as client:
+        client.get("/v1/search", params={"q": "x"})  # no token
+        client.post("/v1/pack", json={"query": "x"})  # a POST that only reads, without a token
+        client.post("/v1/pack", json={"query": "deploys"},
+                    headers={"Authorization": f"Bearer {tokens['read']}"})
+        client.post("/v1/sessions", json={}, headers={"Authorization": f"Bearer {tokens['read']}"})
+        client.post("/v1/todos", json={"content": "Write the notes", "period": "week"},
+                    headers={"Authorization": f"Bearer {tokens['write']}"})
+        client.get("/v1/stats", headers={"Authorization": f"Bearer {tokens['revoked']}"})
+        client.get("/v1/stats", headers={"Authorization": f"Bearer {tokens['expired']}"})
+    # the app's shutdown wrote the count of the refusals its first line for "-" stood for
+    entries = list(AuditLog(service.data).entries())[seen:]
     assert any(e.action == "GET /v1/search" and e.outcome == "401" and e.token == "-"
-               for e in entries)
-    assert any(e.action == "POST /v1/pack" and e.outcome == "401" for e in entries)
+               and e.client == "testclient" and e.count == 1 for e in entries)
+    assert any(e.action == "POST /v1/pack" and e.outcome == "1x 401" and e.token == "-"
+               and e.count == 1 and e.note.startswith("more refusals") for e in entries)
     assert not any(e.action == "POST /v1/pack" and e.outcome == "200" for e in entries), \
         "a POST that only reads is not a write"
     assert any(e.action == "POST /v1/sessions" and e.outcome == "403" and e.token == "t-read"
-               for e in entries)
+               and e.note == "scope read" for e in entries)
     assert any(e.action == "POST /v1/todos" and e.token == "t-write" and e.outcome == "201"
+               for e in entries)
+    # a token known but no longer valid is named, with why
+    assert any(e.token == "t-revoked" and e.outcome == "401" and e.note == "revoked"
+               for e in entries)
+    assert any(e.token == "t-expired" and e.outcome == "401" and e.note == "expired"
                for e in entries)
     assert not any(e.action.startswith("GET") and e.outcome not in ("401", "403")
                    for e in entries), "reads are not audited"
@@ -126,7 +143,7 @@ def test_recall_api_token_is_an_admin_token_beside_made_ones(tmp_path: Path) -> 
     service.index([EXAMPLES])
     with TokenStore(service.data) as store:
         reader = store.create("reader", "default", "read")[1]
-    with TestClient(create_app(service.settings, service)) as client:
+    with TestClient(create_app(service.settings, service), base_url="http://127.0.0.1") as client:
         admin = {"Authorization": "Bearer s3cret-tok"}
         assert client.get("/v1/stats", headers=admin).status_code == 200
         assert client.delete("/v1/sessions/nope", headers=admin).status_code == 404
@@ -138,7 +155,7 @@ def test_recall_api_token_is_an_admin_token_beside_made_ones(tmp_path: Path) -> 
 def test_without_any_token_a_local_server_stays_open(tmp_path: Path) -> None:
     service = RecallService(Settings(home=tmp_path, embedder="hash"), embedder=HashEmbedder())
     service.index([EXAMPLES])
-    with TestClient(create_app(service.settings, service)) as client:
+    with TestClient(create_app(service.settings, service), base_url="http://127.0.0.1") as client:
         assert client.get("/v1/stats").status_code == 200
         assert client.delete("/v1/sessions/nope").status_code == 404
 

@@ -39,6 +39,7 @@ def serve(service: RecallService, host: str, port: int, insecure: bool, follow: 
     import uvicorn  # only this command needs the server
 
     from api.http import create_app
+    from api.http.auth import auth_required
     from api.http.discovery import announce, withdraw
     from api.http.server import server_config
 
@@ -49,13 +50,15 @@ def serve(service: RecallService, host: str, port: int, insecure: bool, follow: 
     if service.tenant != DEFAULT_TENANT:
         raise InvalidInput("recall serve answers each request for its token's tenant "
                            "(docs/team-server.md): unset RECALL_TENANT to serve")
-    if not loopback and not service.settings.api_token and not insecure:
+    auth = auth_required(service.settings.api_token, service.data.ensure())
+    if not loopback and not auth and not insecure:
         raise InvalidInput(
-            f"refusing to serve on {host} without RECALL_API_TOKEN: anyone who can reach it "
-            "could read your conversations. Set RECALL_API_TOKEN, or pass --insecure.")
+            f"refusing to serve on {host} without a token: anyone who can reach it could read "
+            "your conversations. Set RECALL_API_TOKEN (or make one with `recall tokens create`), "
+            "or pass --insecure.")
     loop = object_storage(service, follow)  # before listening: a replica needs its first copy
     print(f"recall: serving {service.data.root} on http://{host}:{port} "
-          f"(auth {'on' if service.settings.api_token else 'off'}"
+          f"(auth {'on' if auth else 'off'}"
           f"{f', following {follow}' if follow else ''})", file=sys.stderr)
     # Listening before announcing: the CLI on this data directory sends its searches here from
     # then on, and one sent while the model warms up waits in the queue instead of being refused.

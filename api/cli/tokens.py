@@ -14,7 +14,7 @@ import click
 from api.cli.output import Run, pass_run
 from indexer.stores.audit import AuditLog
 from indexer.stores.layout import DataDir
-from indexer.stores.tokens import SCOPES, TokenStore
+from indexer.stores.tokens import SCOPES, TokenStore, check_token_name
 from models import InvalidInput
 from models.principal import DEFAULT_TENANT, check_tenant
 
@@ -62,6 +62,8 @@ def create(run: Run, tenant: str, scope: str, expires: str | None, name: str | N
     check_tenant(tenant)
     data = DataDir(run.settings.home).ensure()
     expiry = time.time() + _seconds(expires) if expires else None
+    if name:
+        check_token_name(name)
     with TokenStore(data) as store:
         if name and any(t.name == name for t in store.all()):
             raise InvalidInput(f"a token named {name!r} exists already")
@@ -119,11 +121,18 @@ def revoke(run: Run, token: str) -> int:
 @click.option("--tenant", help="this tenant's lines only")
 @pass_run
 def audit(run: Run, since: str | None, tenant: str | None) -> int:
-    """The audit log: writes, deletes, purges, token changes and refused requests."""
+    """The audit log: writes, deletes, purges, token changes and refused requests.
+
+    What a client sent is printed escaped (control characters as \\x1b and the like), so no
+    line can be forged or reach the terminal; repeated refusals from one client show once a
+    minute with their count."""
     start = datetime.strptime(since, "%Y-%m-%d").timestamp() if since else None
     for entry in AuditLog(DataDir(run.settings.home)).entries(start, tenant):
+        extra = (f"  x{entry.count}" if entry.count > 1 else "") + (
+            f"  from {entry.client}" if entry.client else "") + (
+            f"  ({entry.note})" if entry.note else "")
         print(f"{_when(entry.time)}  {entry.tenant}  {entry.token}  {entry.action}  "
-              f"{','.join(entry.targets) or '-'}  {entry.outcome}")
+              f"{','.join(entry.targets) or '-'}  {entry.outcome}{extra}")
     return 0
 
 

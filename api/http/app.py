@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from litestar import Litestar, Request, Router
 from litestar.datastructures import State
 from litestar.di import Provide
@@ -11,14 +13,17 @@ from litestar.openapi.spec import Components, SecurityScheme
 from litestar.plugins.prometheus import PrometheusConfig
 from litestar.types import Receive, Scope, Send
 
-from api.http.auth import audit_response, replica_guard, request_context, token_guard
+from api.http.audit import audit_response
+from api.http.auth import auth_required, replica_guard, request_context, token_guard
 from api.http.discovery import ServerFile, prover, withdraw
+from api.http.gate import AllowedHosts, Refusal, check_request, normalize_path
 from api.http.limits import read_body
 from api.http.options import AllowHeader
 from api.http.page import page_routes
 from api.http.params import search_query
-from api.http.problems import EXCEPTION_HANDLERS
+from api.http.problems import EXCEPTION_HANDLERS, send_problem
 from api.http.rate_limits import RateLimiter
+from api.http.refusals import Refusals
 from api.http.routes import (
     live,
     maintenance,
@@ -34,12 +39,46 @@ from api.mcp.server import build_mcp, mcp_lifespan, streamable_http_app
 from api.service import RecallService
 from api.service.tenants import TenantServices
 from api.settings import Settings
-from indexer.stores.audit import CURRENT_AUDIT
+from indexer.stores.audit import CURRENT_AUDIT, AuditEntry, AuditLog
 from indexer.stores.layout import DataDir
 from models.principal import CURRENT_PRINCIPAL
 
-__all__ = ["create_app"]
+__all__ = ["RecallApp", "create_app"]
 
+
+class RecallApp(Litestar):
+    """Litestar with the front door before routing (api/http/gate.py): the path normalized, a
+    foreign Host, a change sent from another origin's page, a body that is not JSON refused."""
+
+    def __init__(self, *, hosts: AllowedHosts, refusals: Refusals, **config: Any) -> None:
+        super().__init__(**config)
+        self.hosts = hosts
+        self.refusals = refusals
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http":
+            normalize_path(scope)
+            refusal = check_request(scope, self.hosts)
+            if refusal is not None:
+                await self._refuse(scope, send, refusal)
+                return
+        await super().__call__(scope, receive, send)
+
+    async def _refuse(self, scope: Scope, send: Send, refusal: Refusal) -> None:
+        if refusal.status == 415:  # a client's mistake, not a page's attempt: no audit line
+            await send_problem(send, 415, refusal.detail)
+            return
+        client = str((scope.get("client") or ("-", 0))[0])
+        wait = self.refusals.wait_needed(client)
+        status = 429 if wait else refusal.status
+        self.refusals.note(AuditEntry(0.0, "-", "-", f"{scope.get('method', 'GET')} {scope['path']}", [],
+                                      str(status), client=client, note=refusal.detail))
+        if wait:
+            await send_problem(send, 429, f"too many refused requests from {client}; try again "
+                               f"in {wait:.0f}s", [(b"retry-after",
+                                                    RateLimiter.retry_after(wait).encode())])
+            return
+        await send_problem(send, refusal.status, refusal.detail)
 
 
 def openapi_config(token: bool) -> OpenAPIConfig:
@@ -52,10 +91,10 @@ def openapi_config(token: bool) -> OpenAPIConfig:
 
 
 def create_app(settings: Settings, service: RecallService | None = None, *,
-               host: str = "127.0.0.1", announced: ServerFile | None = None) -> Litestar:
+               host: str = "127.0.0.1", announced: ServerFile | None = None) -> RecallApp:
     """Build the app; the service (and its model) is created once and shared by every request,
-    HTTP and MCP alike. `host` is the bind address: on loopback, MCP also rejects requests
-    whose Host/Origin is not local (DNS-rebinding protection). `announced` is the file `recall
+    HTTP and MCP alike. `host` is the bind address: a request's Host must name it (or a
+    loopback name, or one of RECALL_ALLOWED_HOSTS; api/http/gate.py). `announced` is the file `recall
     serve` wrote for the CLI (api/http/discovery.py): responses prove they come from its
     server, and the app removes the file when it shuts down (uvicorn ends the process with the
     signal that stopped it, so the CLI cannot do it afterwards)."""
@@ -65,7 +104,9 @@ def create_app(settings: Settings, service: RecallService | None = None, *,
     tenants = TenantServices(shared)
     home = DataDir(settings.home)
     mcp_server = build_mcp(tenants.routed())  # one per app: its session manager runs once
-    mcp_app = streamable_http_app(mcp_server, host=host)
+    mcp_app = streamable_http_app(mcp_server)
+    refusals = Refusals(AuditLog(home), rate=settings.refusals_per_minute / 60,
+                        burst=settings.refusals_per_minute)
 
     max_body = int(settings.max_body_mb * 1_000_000)
 
@@ -94,24 +135,27 @@ def create_app(settings: Settings, service: RecallService | None = None, *,
                         snapshots.router, todos.router, relevance.router, live.router],
     )
     allow = AllowHeader()
-    return Litestar(
+    return RecallApp(
+        hosts=AllowedHosts.parse(host, settings.allowed_hosts),
+        refusals=refusals,
         route_handlers=[v1, health_route, metrics_route, mcp_mount, *page_routes()],
         # every route: /v1, /mcp, /healthz, /metrics, /schema; not the page (api/http/page.py)
         guards=[token_guard(settings.api_token, home, RateLimiter(
-            settings.rate_limit, settings.rate_burst) if settings.rate_limit else None),
+            settings.rate_limit, settings.rate_burst) if settings.rate_limit else None, refusals),
             replica_guard(shared)],
         lifespan=[mcp_lifespan(mcp_server)],
         dependencies={"service": Provide(tenant_service, sync_to_thread=False)},
-        exception_handlers=EXCEPTION_HANDLERS,  # type: ignore[arg-type]
+        exception_handlers=EXCEPTION_HANDLERS,
         state=State({"home": home.root}),  # for telling a fault of its disk (problems.py)
         middleware=[PrometheusConfig(app_name="recall", prefix="recall", group_path=True,
                                      exclude=["/metrics"]).middleware],
-        openapi_config=openapi_config(bool(settings.api_token)),
+        openapi_config=openapi_config(auth_required(settings.api_token, home)),
         request_max_body_size=max_body,
         on_startup=[warm_up, allow.on_startup],
-        before_send=[allow.before_send, audit_response,
+        before_send=[allow.before_send, audit_response(refusals),
                      *([prover(announced.secret)] if announced else [])],
-        on_shutdown=[lambda: withdraw(home.root, announced)] if announced else [],
+        on_shutdown=[lambda: refusals.flush(), *([lambda: withdraw(home.root, announced)]
+                                       if announced else [])],
         logging_config=None,  # logging belongs to the entry point (CLI), not the library
         debug=False,
     )

@@ -13,6 +13,7 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 from mcp.server import MCPServer
+from mcp.server.transport_security import TransportSecuritySettings
 from pydantic import Field
 from starlette.applications import Starlette
 
@@ -239,7 +240,7 @@ def run_stdio(service: RecallService) -> None:
     server.run("stdio")
 
 
-def streamable_http_app(server: MCPServer, *, host: str = "127.0.0.1") -> Starlette:
+def streamable_http_app(server: MCPServer) -> Starlette:
     """An ASGI app serving MCP streamable HTTP at its own root path "/".
 
     Mount it at /mcp (Litestar: an `asgi(path="/mcp", is_mount=True, copy_scope=True)`
@@ -249,12 +250,14 @@ def streamable_http_app(server: MCPServer, *, host: str = "127.0.0.1") -> Starle
     `lifespan=[mcp_lifespan(server)]`); without it every request fails. Call this once per
     server, and build a new server for each new host app: a session manager runs only once.
 
-    `host` is where the app is served: for 127.0.0.1/localhost the SDK rejects requests whose
-    Host or Origin header is not local (DNS-rebinding protection); other hosts disable that.
-    Stateless: recall's tools keep no per-client state, so any worker answers any request and
-    a restart strands no client session.
+    The SDK's own Host and Origin checks are off: the host app checks both for every route,
+    /mcp included, with the names the user allowed (api/http/gate.py); the SDK would refuse
+    those names and allow any port of localhost as an Origin. Stateless: recall's tools keep no
+    per-client state, so any worker answers any request and a restart strands no client session.
     """
-    return server.streamable_http_app(streamable_http_path="/", stateless_http=True, host=host)
+    return server.streamable_http_app(
+        streamable_http_path="/", stateless_http=True,
+        transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False))
 
 
 @asynccontextmanager

@@ -8,17 +8,35 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import re
 import secrets
 import time
 from dataclasses import dataclass
 
 from indexer.stores.layout import DataDir
 from indexer.stores.sqlite import SQLiteStore, transaction
+from models import InvalidInput
 
-__all__ = ["SCOPES", "ApiToken", "TokenStore", "scope_covers"]
+__all__ = ["SCOPES", "ApiToken", "TokenStore", "check_token_name", "scope_covers"]
 
 SCOPES = ("read", "write", "admin")
 PREFIX = "rcl_"
+
+# a name shows in lists, the audit log and a per-name rate limit: printable, short, one line
+NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@-]{0,63}")
+# names the server gives principals that are not tokens of the store (api/http/auth.py and the
+# command line's audit lines): a token under one would pass for them
+RESERVED_NAMES = frozenset({"recall_api_token", "local"})
+
+
+def check_token_name(name: str) -> str:
+    """Return name if a token may have it, else raise InvalidInput saying why."""
+    if not NAME_PATTERN.fullmatch(name):
+        raise InvalidInput(f"token name {name[:80]!r} is not allowed: use 1-64 letters, digits, "
+                           "'.', '_', '@' or '-', starting with a letter or digit")
+    if name.lower() in RESERVED_NAMES:
+        raise InvalidInput(f"token name {name!r} is reserved: choose another")
+    return name
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS tokens (
@@ -61,6 +79,7 @@ class TokenStore(SQLiteStore):
         """A new token and its text, which is not kept: show it once."""
         if scope not in SCOPES:
             raise ValueError(f"scope must be one of {', '.join(SCOPES)}")
+        check_token_name(name)
         token_id, secret = secrets.token_hex(6), secrets.token_urlsafe(24)
         row = ApiToken(token_id, name, tenant, scope, time.time(), expires, None)
         with transaction(self._db):

@@ -33,7 +33,7 @@ def append_route(service: Service, session_id: SessionId,
 
 
 @patch("/sessions/{session_id:str}", sync_to_thread=True, status_code=200,
-       responses=problem_responses(400, 404, 409, 503),
+       responses=problem_responses(400, 404, 409, 413, 503),
        summary="Change a live session's status: active, paused or archived (final)")
 def status_route(service: Service, session_id: SessionId, data: JSONBody[StatusRequest]) -> LiveSession:
     return service.live.set_status(session_id, data.status, data.summary)

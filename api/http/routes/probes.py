@@ -8,11 +8,14 @@ import logging
 from litestar import Request, Response, get
 from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, Gauge, generate_latest
 
-from api.http.auth import PUBLIC, bearer_ok
+from api.http.auth import PUBLIC, Unauthenticated, authenticate
 from api.http.params import Service
 from api.http.problems import problem_responses
+from api.service import RecallService
 from api.service.sessions import Health
+from indexer.stores.layout import DataDir
 from models import IndexUnavailable, RecallError
+from models.principal import DEFAULT_TENANT
 
 __all__ = ["health_route", "metrics_route"]
 
@@ -28,8 +31,9 @@ MESSAGES_INDEXED = Gauge("recall_messages_indexed", "Messages in the archive and
              "the token when one is set")
 def health_route(service: Service, request: Request) -> Health:
     """Open to probes without the token, since it says nothing about the data: then only
-    ok (200) or not ready (503). With the token (or none set), the counts and the reason."""
-    if bearer_ok(service.settings.api_token, request.headers.get("authorization", "")):
+    ok (200) or not ready (503). With a token of the default tenant (RECALL_API_TOKEN's or the
+    token store's; none needed when neither has one), the counts and the reason."""
+    if _server_token(service, request):
         return service.health()
     try:
         service.health()
@@ -37,6 +41,16 @@ def health_route(service: Service, request: Request) -> Health:
         log.info("not ready: %s", exc)
         raise IndexUnavailable("the index is not ready; the reason needs the token") from None
     return Health("ok")
+
+
+def _server_token(service: RecallService, request: Request) -> bool:
+    """Whether the request carries a token that may see the server's own counts and paths."""
+    try:
+        principal = authenticate(service.settings.api_token, DataDir(request.app.state["home"]),
+                                 request.headers.get("authorization", ""))
+    except Unauthenticated:
+        return False
+    return principal.tenant == DEFAULT_TENANT
 
 
 @get("/metrics", sync_to_thread=True, include_in_schema=False)

@@ -65,7 +65,7 @@ class PackRequest(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     budget: int = 1500
 
 
-@post("/pack", sync_to_thread=True, status_code=200, responses=problem_responses(400, 503),
+@post("/pack", sync_to_thread=True, status_code=200, responses=problem_responses(400, 413, 503),
       summary="The best evidence for a question within a token budget, cited by session, "
               "message, date and agent, in Markdown and JSON (`recall pack --json`)")
 def pack_route(service: Service, data: JSONBody[PackRequest]) -> ContextPack:
