@@ -19,6 +19,7 @@ from models.errors import (
     SessionArchived,
     StorageFault,
     UnsafeSessionId,
+    WouldReplace,
     WriterBusy,
 )
 from models.facts import FactRef, TrackedFact
@@ -40,7 +41,7 @@ from models.lifecycle import (
     status_of,
 )
 from models.memory import MEMORY_TYPES, Memory
-from models.parse import parse_session, parse_time, text_of
+from models.parse import parse_session, parse_time, record_session_id, text_of
 from models.recovery import ChangeReport, RecoveryDecision, RecoveryOptions, recovery_options
 from models.resume import ResumeHint
 from models.session import Decision, Feedback, Message, Origin, Retention, Session
@@ -94,6 +95,7 @@ __all__ = [
     "Task",
     "TrackedFact",
     "UnsafeSessionId",
+    "WouldReplace",
     "WriterBusy",
     "check_session_id",
     "check_transition",
@@ -101,6 +103,7 @@ __all__ = [
     "parse_session",
     "parse_snapshot",
     "parse_time",
+    "record_session_id",
     "recovery_options",
     "status_of",
     "text_of",

@@ -10,6 +10,7 @@
     ├── Conflict (409)          the request clashes with what is stored
     │   ├── WriterBusy          another process holds the writer lock (or the store's lease)
     │   ├── SessionArchived     a change to a session that is archived
+    │   ├── WouldReplace        a write that would replace a session's stored messages
     │   └── ReadOnlyReplica     a write sent to a server that follows another's data
     ├── StorageFault (503)      the machine refused a read or a write
     │   ├── DiskFull (507)      no space left on the disk holding the data directory
@@ -42,6 +43,7 @@ __all__ = [
     "SessionArchived",
     "StorageFault",
     "UnsafeSessionId",
+    "WouldReplace",
     "WriterBusy",
 ]
 
@@ -93,6 +95,10 @@ class WriterBusy(Conflict):
 
 class SessionArchived(Conflict):
     title = "Session archived"
+
+
+class WouldReplace(Conflict):
+    title = "Would replace"
 
 
 class ReadOnlyReplica(Conflict):

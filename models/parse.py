@@ -15,9 +15,15 @@ from models.lifecycle import STATUSES, StatusChange
 from models.memory import Memory
 from models.session import Decision, Feedback, Message, Origin, Retention, Session
 
-__all__ = ["parse_session", "parse_time", "text_of"]
+__all__ = ["parse_session", "parse_time", "record_session_id", "text_of"]
 
 _DATE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})")
+
+
+def record_session_id(raw: Any) -> str | None:
+    """The session id a record names, unchecked (for naming it in a log or an error)."""
+    value = _first(raw, "sessionId", "session_id", "id") if isinstance(raw, dict) else None
+    return str(value) if value is not None else None
 
 
 def parse_session(raw: Any, *, fallback_id: str | None = None) -> Session:

@@ -202,6 +202,8 @@ ROUTE_SCOPES = {
     ("GET", "/v1/search"): "read", ("POST", "/v1/pack"): "read",
     ("GET", "/v1/sessions"): "read", ("POST", "/v1/sessions"): "write",
     ("DELETE", "/v1/sessions/{session_id:str}"): "admin",
+    ("GET", "/v1/sessions/{session_id:str}/versions"): "read",
+    ("POST", "/v1/sessions/{session_id:str}/restore"): "admin",
     ("PATCH", "/v1/sessions/{session_id:str}"): "write",
     ("GET", "/v1/sessions/{session_id:str}"): "read",
     ("GET", "/v1/sessions/{session_id:str}/resume"): "read",

@@ -251,6 +251,44 @@ def delete(service: RecallService, session_ids: tuple[str, ...], purge: bool) ->
 
 
 @click.command()
+@click.argument("session_id")
+@click.option("--list", "listing", is_flag=True, help="list the kept versions; restore nothing")
+@click.option("--version", type=int, metavar="N",
+              help="restore this version (from --list) instead of the newest kept")
+@json_option
+@pass_service
+def restore(service: RecallService, session_id: str, listing: bool, version: int | None,
+            as_json: bool) -> int:
+    """Bring back a version of a session that a write replaced.
+
+    A write that drops or changes a session's stored messages keeps the version it replaced
+    for RECALL_KEEP_REPLACED_DAYS. This makes the newest kept version (or --version N) the
+    session again; the version it replaces is kept in turn, so running it again undoes it."""
+    if listing:
+        found = service.versions.list(session_id)
+        if as_json:
+            print_json(found)
+            return 0
+        for v in found.versions:
+            print(f"{v.version}  replaced {v.replaced_at}  {v.messages} messages  "
+                  f"{v.title or ''}".rstrip())
+        if not found.versions:
+            print(f"no replaced version of {session_id} is kept "
+                  f"(kept for {found.keep_days:g} days)", file=sys.stderr)
+        return 0
+    click.get_current_context().meta[AUDIT_META] = ("restore", [session_id])
+    restored = service.versions.restore(session_id, version)
+    if as_json:
+        print_json(restored)
+    else:
+        print(f"restored {session_id} to version {restored.restored_version} "
+              f"({restored.messages} messages)"
+              + ("; the version it replaced is kept: restore again to undo"
+                 if restored.kept_current else ""))
+    return 0
+
+
+@click.command()
 @ray_options
 @json_option
 @pass_service
@@ -332,5 +370,5 @@ def _older(report: IndexResult) -> str:
             if report.older_copies else "")
 
 
-COMMANDS = [index, import_, sources, delete, reindex, check, stats]
+COMMANDS = [index, import_, sources, delete, restore, reindex, check, stats]
 

@@ -19,8 +19,8 @@ __all__ = ["COMMANDS", "WRITING_COMMANDS", "publish_after"]
 
 # Commands that may change the data directory: with RECALL_STORE set, each ends by publishing.
 # (`recall watch` runs until stopped: a server, `recall serve`, publishes as it goes.)
-WRITING_COMMANDS = {"index", "import", "reindex", "delete", "check", "cleanup", "retention",
-                    "relevance", "session", "snapshot", "todo"}
+WRITING_COMMANDS = {"index", "import", "reindex", "delete", "restore", "check", "cleanup",
+                    "retention", "relevance", "session", "snapshot", "todo"}
 
 
 @click.command()

@@ -1,6 +1,6 @@
 """The one service that CLI, HTTP and MCP share: built once, it owns the searcher and the model,
-and is made of parts (live, todos, snapshots, memories, relevance, maintenance) that each get
-what they need at construction, never the service itself."""
+and is made of parts (live, todos, snapshots, memories, relevance, maintenance, versions) that
+each get what they need at construction, never the service itself."""
 
 from __future__ import annotations
 
@@ -24,6 +24,7 @@ from api.service.relevance import MemoryRelevance
 from api.service.sessions import ArchivedSession, Facets, Health, SessionList, Stats
 from api.service.snapshots import Snapshots
 from api.service.todos import Todos
+from api.service.versions import Versions
 from api.settings import Settings
 from indexer.formats.importer import preview
 from indexer.ingest.progress import silent_progress
@@ -75,6 +76,7 @@ class RecallService:
         self.live = Live(settings, self.archive, self.ingestor, self.snapshots.create)
         self.todos = Todos(self.data, self.memories)
         self.facts = Facts(self.data)
+        self.versions = Versions(self.data, self.ingestor, settings.keep_replaced_days)
         self.maintenance = Maintenance(self.data, settings, self.ingestor,
                                        lambda: self.embedder.name)
 
@@ -99,6 +101,7 @@ class RecallService:
             lock_wait=self.settings.lock_wait,
             progress=self.progress,
             import_options=import_options,
+            keep_replaced_days=self.settings.keep_replaced_days,
         )
 
     def ray_computer(self, address: str | None, workers: int | None) -> RayComputer:
@@ -144,9 +147,11 @@ class RecallService:
         """What importing these files as `fmt` would do; nothing is written."""
         return ImportPreview.of(preview(fmt, files, options, self.max_file_bytes))
 
-    def ingest_record(self, raw: dict[str, Any]) -> IngestResult:
-        session_id, changed = self.ingestor().ingest_record(raw)
-        return IngestResult(session_id, True, changed)
+    def ingest_record(self, raw: dict[str, Any], replace: bool = False) -> IngestResult:
+        """Archive one record; one that would replace the stored messages of its session needs
+        `replace` (the interfaces give it only to admin tokens), else WouldReplace."""
+        outcome = self.ingestor().ingest_record(raw, replace)
+        return IngestResult(outcome.session_id, True, outcome.changed, outcome.replaced)
 
     def delete(self, session_id: str) -> None:
         self.ingestor().delete(safe_id(session_id))

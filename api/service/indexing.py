@@ -59,7 +59,8 @@ class ImportPreview(msgspec.Struct):
                    rejected=[Rejected(r.path, r.reason) for r in preview.rejected])
 
 
-class IngestResult(msgspec.Struct):
+class IngestResult(msgspec.Struct, omit_defaults=True):
     session_id: str
     indexed: bool
     changed: bool
+    replaced: bool = False  # its stored messages were replaced; the old version is kept

@@ -1,5 +1,6 @@
 """Secrets in data already stored: find what the current redaction rules would redact in the
-archive, the snapshots, the quarantine, todos and pruned memories' tombstones (rules grow;
+archive, the versions writes replaced, the snapshots, the quarantine, todos and pruned
+memories' tombstones (rules grow;
 older data was redacted by older ones), and with `apply`, re-redact it through the normal
 crash-safe path, then purge, so that no index generation, database page or log keeps the text
 (`recall audit-secrets`)."""
@@ -89,6 +90,7 @@ def _stored_files(data: DataDir) -> Iterator[tuple[str, Path]]:
     """Every stored file that keeps conversation text in the open: (kind, path)."""
     for kind, root, pattern in (("archive", data.archive, "*.json"),
                                 ("snapshot", data.root / "snapshots", "*.json"),
+                                ("replaced", data.root / "replaced", "*.json"),
                                 ("quarantine", data.quarantine, "*")):
         if root.exists():
             yield from ((kind, p) for p in sorted(root.rglob(pattern)) if p.is_file())

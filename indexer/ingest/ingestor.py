@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -19,15 +20,34 @@ from indexer.ingest.prepare import FilePreparer, prepare_record, prepare_rewrite
 from indexer.ingest.progress import ProgressFactory, silent_progress
 from indexer.ingest.repair import Repairs
 from indexer.ingest.report import IndexReport
-from indexer.ingest.write import BatchWriter
+from indexer.ingest.write import BatchWriter, stored_session
 from indexer.stores.generation import Generation
 from indexer.stores.layout import DataDir
 from indexer.stores.lock import WriterLock
 from indexer.stores.relevance import PrunedMemory, remove_memories
+from indexer.stores.replaced import ReplacedVersions, keeps_messages
 from indexer.stores.state import State
-from models import IndexUnavailable, Memory, Session
+from models import IndexUnavailable, Memory, Session, WouldReplace
 
-__all__ = ["Ingestor", "WriteSession"]
+__all__ = ["IngestOutcome", "Ingestor", "WriteSession"]
+
+
+@dataclass(frozen=True, slots=True)
+class IngestOutcome:
+    session_id: str
+    changed: bool
+    replaced: bool = False  # the stored version's messages were replaced (and kept)
+
+
+def would_replace(stored: Session, new: Session) -> WouldReplace:
+    kept = next((n for n, (a, b) in enumerate(zip(stored.messages, new.messages, strict=False))
+                 if (a.role, a.content) != (b.role, b.content)),
+                min(len(stored.messages), len(new.messages)))
+    return WouldReplace(
+        f"session {new.session_id!r} holds {len(stored.messages)} messages; this record keeps "
+        f"the first {kept} of them and has {len(new.messages)}. Sending more messages after the "
+        "stored ones adds them; replacing stored ones needs replace=true and an admin token "
+        "(the replaced version is kept for `recall restore`).")
 
 
 class Ingestor:
@@ -43,8 +63,10 @@ class Ingestor:
         lock_wait: float = 30.0,
         progress: ProgressFactory = silent_progress,
         import_options: ImportOptions | None = None,
+        keep_replaced_days: float = 30.0,
     ) -> None:
         self.data = data.ensure()
+        self.keep_replaced_days = keep_replaced_days
         self.embedder = embedder
         self.max_file_bytes = max_file_bytes
         self.batch_sessions = batch_sessions
@@ -68,36 +90,50 @@ class Ingestor:
             bar = self.progress(len(files), "indexing")
             preparer = FilePreparer(self.data, self.max_file_bytes, self.import_options)
             self.writer.write_all(preparer.prepare_files(files, state, report, bar), state, gen,
-                                  report, self.batch_sessions, computer)
+                                  report, self.batch_sessions, computer, keep_replaced=True)
             bar.close()
+            ReplacedVersions(self.data).expire(self.keep_replaced_days)
             if report.indexed:
                 gen.vectors.optimize()
                 gen.mark_changed()
         report.seconds = time.monotonic() - started
         return report
 
-    def ingest_record(self, raw: dict[str, Any]) -> tuple[str, bool]:
-        """Ingest one session record (e.g. from the HTTP API). Returns (id, changed)."""
+    def ingest_record(self, raw: dict[str, Any], replace: bool = False) -> IngestOutcome:
+        """Ingest one session record (e.g. from the HTTP API). A record that would replace
+        the stored session's messages (fewer of them, or changed ones) is refused with
+        WouldReplace unless `replace` is given; the replaced version is kept either way
+        (indexer/stores/replaced.py)."""
         prepared = prepare_record(raw)
         session_id = prepared.session.session_id
         with self._writing() as (state, gen):
             row = state.session(session_id)
             if row and row.status == "indexed" and row.content_hash == prepared.content_hash:
-                return session_id, False
-            self.writer.flush([prepared], state, gen, IndexReport())
+                return IngestOutcome(session_id, changed=False)
+            stored = stored_session(self.data.archive / row.archive_path) if row else None
+            if stored and not replace and not keeps_messages(stored[0], prepared.session):
+                raise would_replace(stored[0], prepared.session)
+            report = IndexReport()
+            self.writer.flush([prepared], state, gen, report, keep_replaced=True)
             if row:  # the old version's vector rows are deleted: rewrite them out
                 gen.vectors.compact()
-        return session_id, True
+            ReplacedVersions(self.data).expire(self.keep_replaced_days)
+        return IngestOutcome(session_id, changed=True, replaced=bool(report.replaced))
 
     def delete(self, session_id: str) -> None:
         with self._writing() as (state, gen):
             delete_session(self.data, state, gen, session_id)
+            ReplacedVersions(self.data).drop(session_id)
 
     def delete_many(self, expected: dict[str, str]) -> list[str]:
         """Delete sessions in one write, each only if its content hash is still the one given
         (it did not change since it was chosen); returns the ids deleted."""
         with self._writing() as (state, gen):
-            return delete_unchanged(self.data, state, gen, expected)
+            deleted = delete_unchanged(self.data, state, gen, expected)
+            versions = ReplacedVersions(self.data)
+            for session_id in deleted:
+                versions.drop(session_id)
+            return deleted
 
     def purge(self) -> dict[str, int]:
         """Copy the live generation into a fresh one and remove every older one, and rewrite

@@ -21,3 +21,4 @@ class IndexReport:
     snapshots: int = 0
     redacted: Counter[str] = field(default_factory=Counter)
     older_copies: int = 0  # sessions left out: a newer copy was read or archived already
+    replaced: list[str] = field(default_factory=list)  # sessions whose old version was kept

@@ -14,6 +14,8 @@ import json
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
+import msgspec
+
 from indexer.embedding.embedders import Embedder
 from indexer.ingest.compute import BatchComputer, ComputedBatch, LocalComputer, compute_prepared
 from indexer.ingest.prepare import Prepared
@@ -23,11 +25,12 @@ from indexer.stores.generation import Generation
 from indexer.stores.layout import DataDir, atomic_write_many
 from indexer.stores.memories import MemoryStore
 from indexer.stores.relevance import without_pruned
+from indexer.stores.replaced import ReplacedVersions, keeps_messages
 from indexer.stores.state import SessionRow, State
 from models import Session
 
 __all__ = ["COMPACT_EVERY_ROWS", "BatchWriter", "archive_relative", "batched", "session_meta",
-           "session_row"]
+           "session_row", "stored_session"]
 
 # Every add and delete makes a LanceDB version and a small fragment; a long ingest compacts them
 # every so many rows, so searches meanwhile do not walk thousands of fragments.
@@ -45,15 +48,19 @@ class BatchWriter:
 
     def write_all(self, prepared: Iterable[Prepared], state: State, gen: Generation,
                   report: IndexReport, batch_sessions: int,
-                  computer: BatchComputer | None = None) -> None:
+                  computer: BatchComputer | None = None, keep_replaced: bool = False) -> None:
         """Write sessions as they come, batch_sessions at a time, computed by `computer`
         (default: here, each batch when its turn comes)."""
         computer = computer or LocalComputer(self.embedder)
         for batch, computed in computer.compute(self.data, batched(prepared, batch_sessions)):
-            self.flush(list(batch), state, gen, report, computed)
+            self.flush(list(batch), state, gen, report, computed, keep_replaced)
 
     def flush(self, batch: list[Prepared], state: State, gen: Generation,
-              report: IndexReport, computed: ComputedBatch | None = None) -> None:
+              report: IndexReport, computed: ComputedBatch | None = None,
+              keep_replaced: bool = False) -> None:
+        """Write one batch. With `keep_replaced` (new input, not a rewrite of what is stored),
+        the stored version of a session whose messages the new one does not keep is kept first
+        (indexer/stores/replaced.py)."""
         if not batch:
             return
         old_paths = {}
@@ -61,6 +68,8 @@ class BatchWriter:
             row = state.session(p.session.session_id)
             if row:
                 old_paths[p.session.session_id] = self.data.archive / row.archive_path
+        if keep_replaced and old_paths:
+            report.replaced += keep_replaced_versions(self.data, batch, old_paths)
         state.mark(session_row(self.data, p, "pending") for p in batch)
         targets = [self.data.archive_path(p.session.session_id, p.session.date) for p in batch]
         atomic_write_many([(t, p.archive_bytes) for t, p in zip(targets, batch, strict=True)])
@@ -108,6 +117,31 @@ class BatchWriter:
             gen.vectors.compact()
             gen.mark_changed()
             self._rows_since_compact = 0
+
+
+def stored_session(path: Path) -> tuple[Session, bytes] | None:
+    """The session an archive file holds and its bytes; None when there is none to read (a
+    crash before its first write)."""
+    try:
+        record = path.read_bytes()
+        return msgspec.json.decode(record, type=Session), record
+    except (OSError, msgspec.DecodeError, msgspec.ValidationError):
+        return None
+
+
+def keep_replaced_versions(data: DataDir, batch: Sequence[Prepared],
+                           old_paths: dict[str, Path]) -> list[str]:
+    """Keep the stored version of each session in the batch that the new one replaces (its
+    messages not all kept, in order, at the start); returns their ids."""
+    versions = ReplacedVersions(data)
+    kept = []
+    for p in batch:
+        old = old_paths.get(p.session.session_id)
+        stored = stored_session(old) if old else None
+        if stored and not keeps_messages(stored[0], p.session):
+            versions.keep(p.session.session_id, stored[1])
+            kept.append(p.session.session_id)
+    return kept
 
 
 def batched(prepared: Iterable[Prepared], size: int) -> Iterator[list[Prepared]]:

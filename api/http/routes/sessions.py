@@ -1,21 +1,25 @@
-"""Sessions over HTTP: list, read, archive one (or start a live one), delete; filter values."""
+"""Sessions over HTTP: list, read, archive one (or start a live one), the versions writes
+replaced and restoring one, delete; filter values."""
 
 from __future__ import annotations
 
 from typing import Annotated, Any
 
-from litestar import Response, Router, delete, get, post
+from litestar import Request, Response, Router, delete, get, post
 from litestar.openapi import ResponseSpec
 from litestar.openapi.spec import Schema
 from litestar.params import Body, QueryParameter
 
+from api.http.audit import note_targets
+from api.http.auth import require_scope
 from api.http.params import OptionalDay, OptionalText, Service, SessionId
 from api.http.problems import problem_responses
 from api.http.wire import SESSION_RECORD, START_SESSION
 from api.service.indexing import IngestResult
 from api.service.live import LiveSession, is_start_request
 from api.service.sessions import ArchivedSession, Facets, SessionList
-from models import ResumeHint, SessionStatus
+from api.service.versions import RestoreResult, VersionList
+from models import ResumeHint, SessionStatus, record_session_id
 
 __all__ = ["router"]
 
@@ -62,13 +66,39 @@ def resume_route(service: Service, session_id: SessionId) -> ResumeHint:
                  **problem_responses(400, 409, 413, 503)},
       summary="Archive and index one session (archive format; unchanged sessions are a no-op), "
               "or, with no messages and no date, start a live session")
-def post_session_route(service: Service, data: Annotated[dict[str, Any], Body(
-        schema_extra={"one_of": [Schema(**SESSION_RECORD), START_SESSION]})]
+def post_session_route(request: Request, service: Service, data: Annotated[dict[str, Any], Body(
+        schema_extra={"one_of": [Schema(**SESSION_RECORD), START_SESSION]})],
+        replace: Annotated[bool, QueryParameter(description=(
+            "replace the stored messages of an archived session (admin scope; without it, a "
+            "record that drops or changes stored messages is refused with 409, and one that "
+            "adds messages after them is taken); the replaced version is kept for restore"
+        ))] = False,
         ) -> Response[IngestResult | LiveSession]:
+    named = record_session_id(data)
+    note_targets(request, [named] if named else [])
+    if replace:
+        require_scope(request, "admin", "replacing a session")
     if is_start_request(data):
         return Response(service.live.start(data), status_code=201)
-    result = service.ingest_record(data)
+    result = service.ingest_record(data, replace=replace)
+    note_targets(request, [result.session_id])
     return Response(result, status_code=201 if result.changed else 200)
+
+
+@get("/sessions/{session_id:str}/versions", sync_to_thread=True,
+     responses=problem_responses(400, 404),
+     summary="The versions of a session that writes replaced, kept for restore (newest first)")
+def versions_route(service: Service, session_id: SessionId) -> VersionList:
+    return service.versions.list(session_id)
+
+
+@post("/sessions/{session_id:str}/restore", sync_to_thread=True, status_code=200,
+      responses=problem_responses(400, 404, 409, 503),
+      summary="Make a kept version the session again (the newest unless version is given); the "
+              "version it replaces is kept in turn")
+def restore_route(service: Service, session_id: SessionId,
+                  version: Annotated[int | None, QueryParameter(ge=0)] = None) -> RestoreResult:
+    return service.versions.restore(session_id, version)
 
 
 @delete("/sessions/{session_id:str}", sync_to_thread=True, status_code=204,
@@ -85,4 +115,5 @@ def facets_route(service: Service) -> Facets:
 
 
 router = Router(path="/", route_handlers=[list_sessions_route, get_session_route, resume_route,
-                                          post_session_route, delete_session_route, facets_route])
+                                          post_session_route, versions_route, restore_route,
+                                          delete_session_route, facets_route])
