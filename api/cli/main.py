@@ -4,6 +4,7 @@ statuses (0 done, 1 a recall error, 2 a usage error, 130 interrupted)."""
 from __future__ import annotations
 
 import logging
+import os
 import sys
 from collections.abc import Sequence
 
@@ -95,6 +96,16 @@ for family in (archive, watch, read, memories, recovery, live, todos, maintenanc
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    # everything recall writes (the archive, indexes, tokens, the audit log, exports) is its
+    # user's alone: files 0600, folders 0700
+    umask = os.umask(0o077)
+    try:
+        return _run(argv)
+    finally:
+        os.umask(umask)
+
+
+def _run(argv: Sequence[str] | None) -> int:
     try:
         code = cli.main(args=list(argv) if argv is not None else None, prog_name="recall",
                         standalone_mode=False)

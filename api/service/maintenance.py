@@ -13,6 +13,7 @@ from api.settings import Settings
 from indexer.maintenance.check import CheckReport
 from indexer.maintenance.check import check as check_consistency
 from indexer.maintenance.cleanup import parse_age, plan_deletions, plan_snapshots
+from indexer.maintenance.permissions import tighten
 from indexer.maintenance.retention import RetentionPolicy, plan_session, trim
 from indexer.maintenance.retention import now_iso as retention_now
 from indexer.maintenance.retention import plan as plan_retention
@@ -157,7 +158,10 @@ class Maintenance:
         found = check_consistency(self.data, self._embedder_name())
         if found.ok:
             return RepairReport(**msgspec.structs.asdict(_consistency(found)))
-        whole = {"embedder", "generation"} & {d.kind for d in found.differences}
+        kinds = {d.kind for d in found.differences}
+        if "permissions" in kinds:
+            tighten(self.data)
+        whole = {"embedder", "generation"} & kinds
         if whole:  # another vector space or no usable generation: rebuild everything
             fixed = self._ingestor().reindex()
         else:

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import msgspec
 
+from indexer.maintenance.permissions import open_to_others
 from indexer.stores.documents import memory_documents, session_documents, split_passages
 from indexer.stores.facts import FactStore, is_linked
 from indexer.stores.generation import Generation
@@ -31,7 +32,7 @@ KINDS = ("archive_unreadable", "not_in_state", "missing_archive", "half_written"
          "missing_memories", "stray_memories", "facts", "stray_facts", "keyword_missing",
          "keyword_stray",
          "keyword_duplicate", "vector_missing", "vector_stray", "vector_duplicate",
-         "stray_session", "embedder", "generation")
+         "stray_session", "embedder", "generation", "permissions")
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,6 +69,11 @@ class _Archived:
 
 def check(data: DataDir, embedder_name: str) -> CheckReport:
     report = CheckReport()
+    opened = open_to_others(data)
+    if opened:
+        report.add(None, "permissions", f"other users of this machine can open the data "
+                   f"directory: {len(opened)} paths are not owner-only (first: {opened[0]}); "
+                   "`recall check --repair` makes them so")
     archived = _read_archive(data, report)
     report.sessions = len(archived)
     _check_state(data, archived, report)

@@ -121,9 +121,22 @@ class DataDir:
         atomic_write(self.current_pointer, name.encode())
 
     def ensure(self) -> DataDir:
+        """Make the folders a writer needs; the data directory is its owner's alone (0700):
+        conversations, tokens and the audit log are private to the user running recall."""
+        self.root.mkdir(mode=0o700, parents=True, exist_ok=True)
+        _owner_only(self.root)
         for path in (self.archive, self.index_root, self.quarantine):
             path.mkdir(parents=True, exist_ok=True)
         return self
+
+
+def _owner_only(folder: Path) -> None:
+    try:
+        mode = folder.stat().st_mode & 0o777
+        if mode & 0o077:
+            os.chmod(folder, mode & 0o700)
+    except OSError:  # not ours to change (a read-only copy): `recall check` reports it
+        pass
 
 
 def atomic_write(path: Path, data: bytes) -> None:
