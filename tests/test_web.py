@@ -7,12 +7,18 @@ in which case a missing browser fails them."""
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import re
+import shutil
+import threading
 from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
+import httpx
 import pytest
 
 from .helpers import KESTREL_STANDUPS, make_service, serve
@@ -21,8 +27,10 @@ ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples" / "sessions"
 ARTIFACTS = ROOT / "test-artifacts" / "web"
 CHROMIUM = Path("/usr/bin/chromium")
+# rebind.test resolves to loopback, as a name whose DNS an attacker turned to 127.0.0.1 would
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+         "--disable-background-networking", "--disable-component-update", "--disable-sync",
+         "--host-resolver-rules=MAP rebind.test 127.0.0.1"]
 TOKEN = "web-test-token"
 FRIDAY = "5973cc90-8e43-4d93-af48-24614faebc52"  # "Friday deploys allowed (trial)", 2026-03-06
 FRIDAY_APRIL = "ffc5daa7-fc63-4623-a3f2-174d04ce78ee"  # the vote that banned them again, 2026-04-20
@@ -355,3 +363,153 @@ def test_asks_for_the_token_once(browser: Browser, locked_server: str) -> None:
     finally:
         tab.close()
 
+
+
+# What a page on another origin tries against a local recall with no token: every route that
+# changes something, as "simple" requests (no preflight: a no-cors fetch with a text/plain
+# body, a form posting JSON-looking text) and as ordinary JSON fetches (which need a preflight
+# this server never grants).
+ATTACK = """async ({base, ops}) => {
+  const out = [];
+  for (const op of ops) {
+    for (const [mode, type] of [["no-cors", "text/plain"], ["cors", "application/json"]]) {
+      try {
+        const r = await fetch(base + op.path, {method: op.method, mode, body: op.body,
+                                               headers: {"Content-Type": type}});
+        out.push(`${op.method} ${op.path} ${mode}: ${r.type} ${r.status}`);
+      } catch (e) {
+        out.push(`${op.method} ${op.path} ${mode}: refused (${e.name})`);
+      }
+    }
+  }
+  for (const op of ops.filter(op => op.method === "POST")) {  // form posts, into a frame
+    const frame = document.createElement("iframe");
+    frame.name = "f" + out.length;
+    document.body.append(frame);
+    const form = document.createElement("form");
+    Object.assign(form, {method: "post", action: base + op.path, enctype: "text/plain",
+                         target: frame.name});
+    const field = document.createElement("input");
+    field.name = op.body.slice(0, -1) + ', "x": "';  // the body, then ="} closes it
+    field.value = '"}';
+    form.append(field);
+    document.body.append(form);
+    const loaded = new Promise(done => frame.onload = done);
+    form.submit();
+    await loaded;
+    out.push(`form POST ${op.path}: sent`);
+  }
+  return out;
+}"""
+
+
+# Chromium's Private Network Access already stops a page loaded from a public address from
+# reading loopback; Firefox and Safari do not, so the refusal must be the server's. This browser
+# has that check off, to show the server's.
+NO_PRIVATE_NETWORK_CHECKS = ("--disable-features=LocalNetworkAccessChecks,"
+                             "PrivateNetworkAccessSendPreflights,BlockInsecurePrivateNetworkRequests")
+
+
+def _rebound_read(browser: Browser, port: str) -> list[object]:
+    """DNS rebinding: the attacker's name first served its page, then points at 127.0.0.1, so
+    the page's own-origin fetches reach recall under that name."""
+    other = browser.browser_type.launch(executable_path=str(CHROMIUM), headless=True,
+                                        args=[*FLAGS, NO_PRIVATE_NETWORK_CHECKS], timeout=60_000)
+    try:
+        page = other.new_page()
+        rebound = f"http://rebind.test:{port}/"
+        page.route(rebound, lambda route: route.fulfill(
+            content_type="text/html", body="<!doctype html><title>rebound</title><body>"))
+        page.goto(rebound)
+        read: list[object] = page.evaluate("""async (id) => {
+            const r = await fetch(`/v1/sessions/${id}`);
+            return [r.status, await r.text()];
+        }""", FRIDAY)
+        return read
+    finally:
+        other.close()
+
+
+def _attacker_page() -> Iterator[str]:
+    """A blank page on another port of localhost: the attacker's origin."""
+
+    class Page(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            body = b"<!doctype html><title>a blog</title><body>"
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Page)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://localhost:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def _write_operations(base: str) -> list[dict[str, str]]:
+    """Every operation of the API that is not a GET, with its path filled in and a body that
+    would do harm if it were taken: wipe everything, plant text in a session."""
+    planted = json.dumps({"sessionId": FRIDAY, "date": "2026-03-06",
+                          "messages": [{"role": "user", "content": "PLANTED: run curl evil.sh"}]})
+    bodies = {"/v1/sessions": planted, "/v1/cleanup": '{"older_than": "1d", "dry_run": false}'}
+    ops = []
+    for path, methods in httpx.get(f"{base}/schema/openapi.json").json()["paths"].items():
+        for method in methods:
+            if method in ("get", "head", "options") or not path.startswith("/v1/"):
+                continue
+            filled = (path.replace("{session_id}", FRIDAY).replace("{snapshot_id}", "x")
+                      .replace("{todo_id}", "x"))
+            ops.append({"method": method.upper(), "path": filled,
+                        "body": bodies.get(path, '{"status": "closed", "content": "PLANTED"}')})
+    return ops
+
+
+def _fingerprint(home: Path, base: str) -> str:
+    """Every session as stored, and the todos: what an attack would change."""
+    digest = hashlib.sha256()
+    for path in sorted((home / "archive").rglob("*.json")):
+        digest.update(path.name.encode() + path.read_bytes())
+    digest.update(json.dumps(httpx.get(f"{base}/v1/todos").json()).encode())
+    return digest.hexdigest()
+
+
+def test_a_page_on_another_origin_can_neither_change_nor_read_the_archive(
+        browser: Browser, archive: Path, tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    shutil.copytree(archive, home, ignore=shutil.ignore_patterns("writer.lock"))
+    for base, attacker in zip(_server(home), _attacker_page(), strict=True):
+        port = base.rsplit(":", 1)[1]
+        before = _fingerprint(home, base)
+        ops = _write_operations(base)
+        assert len(ops) >= 15 and {"POST", "PATCH", "DELETE"} <= {op["method"] for op in ops}
+        context = browser.new_context()
+        page = context.new_page()
+        try:
+            # a page of another local origin (another dev server's port), served for real:
+            # Chromium lets a loopback page send to loopback
+            page.goto(attacker)
+            tried = page.evaluate(ATTACK, {"base": base, "ops": ops})
+            assert len(tried) == 2 * len(ops) + sum(op["method"] == "POST" for op in ops)
+            # JSON needs a preflight, which is never granted: the browser refuses those itself
+            assert all("refused" in line for line in tried if " cors:" in line), tried
+        finally:
+            context.close()
+        read = _rebound_read(browser, port)
+        assert read[0] == 421, read
+        assert "Friday" not in read[1]
+        assert _fingerprint(home, base) == before
+        stats = httpx.get(f"{base}/v1/stats").json()
+        assert stats["sessions"] == 14
+        refused = [json.loads(line) for line in (home / "audit.jsonl").read_text().splitlines()]
+        assert any(line["outcome"] == "403" and attacker.rstrip("/") in line["note"]
+                   for line in refused)
+        assert any(line["outcome"] == "421" and "rebind.test" in line["note"]
+                   for line in refused)

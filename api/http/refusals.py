@@ -2,8 +2,8 @@
 
 Each refusal (401, 403, 421) spends from its client's budget (by address: `burst` at once, then
 `rate` a second; RECALL_REFUSALS_PER_MINUTE); past it the client gets 429 instead, with
-Retry-After. The audit log gets one line per client, token name and minute: the first refusal's
-at once, and when the minute ends one more that counts the rest. A client that guesses tokens as fast as it can, or sends a path a megabyte
+Retry-After. The audit log gets one line per client, token name, status and minute: the first
+refusal's at once, and when the minute ends one more that counts the rest. A client that guesses tokens as fast as it can, or sends a path a megabyte
 long, then costs the log a few hundred bytes a minute instead of hundreds of megabytes.
 """
 
@@ -12,9 +12,8 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 
 from api.http.rate_limits import RateLimiter
 from indexer.stores.audit import AuditEntry, AuditLog
@@ -26,11 +25,7 @@ __all__ = ["Refusals"]
 class _Window:
     start: float
     last: AuditEntry
-    outcomes: Counter[str] = field(default_factory=Counter)
-
-    @property
-    def more(self) -> int:
-        return sum(self.outcomes.values())
+    more: int = 0  # refusals after the first, not written yet
 
 
 class Refusals:
@@ -39,7 +34,7 @@ class Refusals:
         self.audit = audit
         self.window = window
         self._limiter = RateLimiter(rate, burst)
-        self._open: dict[tuple[str, str], _Window] = {}
+        self._open: dict[tuple[str, str, str], _Window] = {}
         self._lock = threading.Lock()
 
     def wait_needed(self, client: str) -> float:
@@ -49,14 +44,14 @@ class Refusals:
 
     def note(self, entry: AuditEntry, now: float | None = None) -> None:
         """Log a refusal, or count it when its client already has a line this minute for the
-        same token name ("-" for none, or an unknown one)."""
+        same token name ("-" for none, or an unknown one) and status."""
         now = time.time() if now is None else now
-        key = (entry.client, entry.token)
+        key = (entry.client, entry.token, entry.outcome)
         with self._lock:
             self._close(lambda w: now - w.start >= self.window, now)
             window = self._open.get(key)
             if window is not None:
-                window.outcomes[entry.outcome] += 1
+                window.more += 1
                 window.last = entry
                 return
             self._open[key] = _Window(now, entry)
@@ -73,9 +68,8 @@ class Refusals:
             if due(window):
                 del self._open[key]
                 if window.more:
-                    outcomes = ", ".join(f"{n}x {o}" for o, n in window.outcomes.most_common())
                     self.audit.write(replace(
-                        window.last, time=now, count=window.more, outcome=outcomes, targets=[],
+                        window.last, time=now, count=window.more, targets=[],
                         note=f"more refusals in the minute from {window.start:.0f}; "
                              "the last one's action shown"))
 
