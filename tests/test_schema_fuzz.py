@@ -45,7 +45,7 @@ def test_schemathesis_finds_nothing(writable: RecallService, tmp_path: Path) -> 
     assert proc.returncode == 0, proc.stdout[-5000:] + proc.stderr[-2000:]
     assert "unexpected error" not in server_log, server_log[-5000:]
     operations, cases = result["operations"], result["test_cases"]
-    assert operations["tested"] == operations["total"] == 33
+    assert operations["tested"] == operations["total"] == 35
     assert all(phase["status"] == "success" for name, phase in result["phases"].items()
                if name != "examples")  # the schema carries no examples
     assert cases["generated"] > 1000
