@@ -163,7 +163,7 @@ def test_schema_describes_every_error_body(client: TestClient) -> None:
     schema = client.get("/schema/openapi.json").json()
     assert schema["components"]["schemas"]["Problem"]["required"] == ["detail", "status", "title", "type"]
     operations = [(path, method, op) for path, item in schema["paths"].items() for method, op in item.items()]
-    assert len(operations) == 33  # 17, 2 for live sessions, 7 for todos and cleanup, 4 for memory relevance, resume, pack, facts
+    assert len(operations) == 35  # 17, 2 for live sessions, 7 for todos and cleanup, 4 for memory relevance, resume, pack, facts, 2 for replaced versions
     for path, method, op in operations:
         errors = {code: response for code, response in op["responses"].items() if code >= "400"}
         assert "401" in errors, (method, path)  # any route may need the token

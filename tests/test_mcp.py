@@ -79,6 +79,12 @@ async def _scenario(session: ClientSession) -> None:
     assert again["changed"] is False
     hits = tool_data(await call_tool(session, "search_archive", query="zeppelin museum"))["results"]
     assert hits[0]["session_id"] == "t-mcp-new"
+    # an agent may add to a session, not drop or rewrite what it holds
+    cut = {**NEW_SESSION, "messages": NEW_SESSION["messages"][:1]}
+    refused = tool_error(await call_tool(session, "archive_session", session=cut))
+    assert "holds 2 messages" in refused and "replace" in refused
+    shown = tool_data(await call_tool(session, "get_session", session_id="t-mcp-new"))
+    assert len(shown["messages"]) == 2
 
     bad = {**NEW_SESSION, "sessionId": "t-mcp-bad", "messages": "just a string"}
     reason = tool_error(await call_tool(session, "archive_session", session=bad))

@@ -73,7 +73,7 @@ def test_memory_type_filter(styled: RecallService) -> None:
 def test_a_changed_session_is_re_extracted(styled: RecallService) -> None:
     changed = copy.deepcopy(STYLE_SESSION)
     changed["messages"][2]["content"] = "不要用项目符号，写成完整的段落。"
-    styled.ingest_record(changed)
+    styled.ingest_record(changed, replace=True)  # a stored message changed
     texts = [m.text for m in styled.memories.of("t-style")]
     assert not any("Markdown表格" in t for t in texts)
     assert any("项目符号" in t for t in texts)

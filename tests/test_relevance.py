@@ -66,7 +66,7 @@ def test_a_changed_session_keeps_its_rows_and_drops_those_of_vanished_memories(
     emojis = next(i for i in _rows(rel) if i.startswith("t-rel-a:") and i != tea)
     changed = _session("t-rel-a")
     changed["messages"][1]["content"] = "Sure."  # the feedback is gone
-    rel.ingest_record(changed)
+    rel.ingest_record(changed, replace=True)  # a stored message changed
     rows = _rows(rel)
     assert rows[tea].access_count == 1  # same memory, same id: its history stays
     assert emojis not in rows

@@ -45,9 +45,9 @@ def would_replace(stored: Session, new: Session) -> WouldReplace:
                 min(len(stored.messages), len(new.messages)))
     return WouldReplace(
         f"session {new.session_id!r} holds {len(stored.messages)} messages; this record keeps "
-        f"the first {kept} of them and has {len(new.messages)}. Sending more messages after the "
-        "stored ones adds them; replacing stored ones needs replace=true and an admin token "
-        "(the replaced version is kept for `recall restore`).")
+        f"the first {kept} of them and has {len(new.messages)}. Messages sent after the stored "
+        "ones are added; replacing stored ones needs an admin token and replace=true (POST "
+        "/v1/sessions?replace=true), and keeps the replaced version for `recall restore`.")
 
 
 class Ingestor:
