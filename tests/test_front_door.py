@@ -109,6 +109,12 @@ def test_loopback_names_and_the_allowed_hosts_are_served(tmp_path: Path) -> None
         assert client.get("/v1/stats", headers={"Host": "evil.example"}).status_code == 200
 
 
+def test_a_request_without_host_is_served(local: tuple[TestClient, RecallService]) -> None:
+    # HTTP/1.0 health checkers send none; a browser always sends one, so rebinding cannot
+    client, _ = local
+    assert client.get("/v1/stats", headers={"Host": ""}).status_code == 200
+
+
 def test_bound_to_every_interface_addresses_are_served_and_names_are_not(tmp_path: Path) -> None:
     service = _service(tmp_path / "home")
     with TestClient(create_app(service.settings, service, host="0.0.0.0"),

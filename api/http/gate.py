@@ -79,7 +79,9 @@ def check_request(scope: Scope, hosts: AllowedHosts) -> Refusal | None:
     headers = _headers(scope)
     host_header = headers.get("host", "")
     host, port = _split_host(host_header)
-    if not hosts.allows(host):
+    # no Host at all is an HTTP/1.0 client (a health checker): browsers always send one, so
+    # what rebinding needs is never missing
+    if host_header.strip() and not hosts.allows(host):
         return Refusal(421, f"Host {host_header[:100]!r} does not name this server; to reach it "
                             "under that name, add the name to RECALL_ALLOWED_HOSTS")
     method = scope.get("method", "GET")
