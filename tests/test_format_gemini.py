@@ -12,6 +12,7 @@ import pytest
 
 from indexer.formats import ImportOptions, NothingToImport, detect_format
 from indexer.formats.importer import candidate_files, default_paths
+from indexer.formats.ledger import Ledger
 from indexer.formats.sources import RawSession, load_file, read_transcripts
 from models import InvalidSession, SearchRequest
 
@@ -61,12 +62,19 @@ def test_the_log_is_replayed() -> None:
     assert not any("ECB" in m["content"] for m in r["messages"])
 
 
-def test_left_out_records_are_counted() -> None:
-    (transcript,) = read_transcripts(MAIN, MAIN.read_text("utf-8"), ImportOptions()) or []
-    assert transcript.skipped == {"context checkpoint message": 1,
-                                  "earlier write of a message": 2, "error message": 1,
-                                  "info message": 1, "rewound message": 2, "thought": 1,
-                                  "torn last line": 1}
+def test_every_line_has_its_fate_in_the_ledger() -> None:
+    ledger = Ledger()
+    (transcript,) = read_transcripts(MAIN, MAIN.read_text("utf-8"), ImportOptions(),
+                                     ledger) or []
+    totals = ledger.totals()
+    assert totals.adds_up() and totals.records == len(MAIN.read_text().strip().split("\n"))
+    assert totals.merged == 2  # two earlier writes of a message, replaced by their last write
+    assert totals.left_out == {"error message (a notice, not conversation)": 1,
+                               "info message (a notice, not conversation)": 1,
+                               "rewind marker (applied)": 1, "rewound message": 2,
+                               "torn last line": 1}
+    assert totals.parts_left_out == {"context checkpoint message": 1, "thought": 1}
+    assert transcript.skipped == {**totals.left_out, **totals.parts_left_out}
 
 
 def test_thoughts_on_request() -> None:

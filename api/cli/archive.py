@@ -18,7 +18,8 @@ from search.dates import check_day
 
 if TYPE_CHECKING:
     from api.service import RecallService
-    from api.service.indexing import ImportPreview, IndexResult
+    from api.service.indexing import FileLedger, ImportPreview, IndexResult, Rejected
+    from indexer.formats.sources import Rejection
     from indexer.ingest.compute import BatchComputer
 
 __all__ = ["COMMANDS"]
@@ -50,27 +51,37 @@ def computing(service: RecallService, address: str | None,
         yield computer
 
 
+DELETED_OPTION = click.option(
+    "--deleted", is_flag=True,
+    help="also read transcripts the agent marked deleted (OpenClaw's <id>.jsonl.deleted.<time>); "
+         "without it they are listed as left out")
+
+
 @click.command()
 @click.argument("paths", nargs=-1, required=True, type=PATHS, metavar="PATH...")
 @click.option("--strict", is_flag=True, help="exit non-zero if any file is rejected")
+@DELETED_OPTION
 @ray_options
 @json_option
 @pass_service
-def index(service: RecallService, paths: tuple[Path, ...], strict: bool, ray_address: str | None,
-          ray_workers: int | None, as_json: bool) -> int:
+def index(service: RecallService, paths: tuple[Path, ...], strict: bool, deleted: bool,
+          ray_address: str | None, ray_workers: int | None, as_json: bool) -> int:
     """Ingest session files and folders.
 
-    Reads *.json, *.jsonl and .aider.chat.history.md under each PATH; the format (archive JSON,
-    JSONL, Claude Code, Codex, Gemini CLI, aider, OpenClaw, ChatGPT) is found by content. Unchanged files are skipped; bad files are
-    reported and quarantined, and the batch goes on."""
+    Reads *.json, *.jsonl, SQLite databases and .aider.chat.history.md under each PATH; the
+    format (archive JSON, JSONL, or an agent's transcript) is found by content. Unchanged files
+    are skipped; bad files are reported and quarantined, and the batch goes on. Each file read
+    is listed with its sessions, messages and the records left out, by reason."""
     missing = [str(p) for p in paths if not p.exists()]
     for path in missing:
         print(f"recall: no such file or folder: {path}", file=sys.stderr)
+    options = ImportOptions(deleted=True) if deleted else None
     with computing(service, ray_address, ray_workers) as computer:
-        report = service.index([p for p in paths if p.exists()], computer=computer)
+        report = service.index([p for p in paths if p.exists()], options, computer=computer)
     if as_json:
         print_json(report)
     else:
+        _print_files(report.files_read, report.passed_over)
         for r in report.rejected:
             print(f"rejected {r.path}: {r.reason}", file=sys.stderr)
         print(f"indexed {report.indexed} sessions ({report.messages} messages), "
@@ -99,26 +110,35 @@ def index(service: RecallService, paths: tuple[Path, ...], strict: bool, ray_add
               metavar="N", help="cut tool inputs and outputs to N characters")
 @click.option("--thinking", is_flag=True, help="keep the assistant's thinking blocks")
 @click.option("--strict", is_flag=True, help="exit non-zero if any file is rejected")
+@click.option("--explain", "explain_path", type=PATHS, metavar="FILE",
+              help="print the fate of each record of FILE (imported, merged, or left out and "
+                   "why); write nothing")
+@DELETED_OPTION
 @json_option
 @pass_service
 def import_(service: RecallService, fmt: str | None, paths: tuple[Path, ...], every: bool,
             since: str | None, dry_run: bool, tool_chars: int, thinking: bool, strict: bool,
-            as_json: bool) -> int:
-    """Import an agent's transcripts (claude-code, codex, gemini, aider, openclaw, chatgpt).
+            explain_path: Path | None, deleted: bool, as_json: bool) -> int:
+    """Import an agent's transcripts (see `recall sources` for the formats).
 
     Reads PATH, or without one, where FORMAT keeps its transcripts (e.g. ~/.claude/projects
     for claude-code, $CODEX_HOME/sessions and archived_sessions for codex). With --all, every
-    agent found in its default location, with a report per agent."""
+    agent found in its default location, with a report per agent. Each file read is listed
+    with its sessions, messages and the records left out, by reason."""
+    def options(name: str | None) -> ImportOptions:
+        return ImportOptions(format=name, tool_chars=tool_chars, thinking=thinking,
+                             since=check_day(since) if since else None, deleted=deleted)
+
+    if tool_chars < 0:
+        raise InvalidInput("--tool-chars must not be negative")
+    if explain_path is not None:
+        if every or paths:
+            raise click.UsageError("--explain reads one FILE: give no PATH and no --all")
+        return _explain(service, explain_path, options(fmt), as_json)
     if every == bool(fmt):
         raise click.UsageError("give a FORMAT or --all")
     if every and paths:
         raise click.UsageError("--all reads each agent's default location; give no PATH")
-    if tool_chars < 0:
-        raise InvalidInput("--tool-chars must not be negative")
-
-    def options(name: str) -> ImportOptions:
-        return ImportOptions(format=name, tool_chars=tool_chars, thinking=thinking,
-                             since=check_day(since) if since else None)
 
     if fmt:
         code, result = _import_format(service, fmt, paths, options(fmt), dry_run, strict, as_json)
@@ -151,6 +171,9 @@ def _import_format(service: RecallService, fmt: str, paths: tuple[Path, ...],
                    as_json: bool) -> tuple[int, object]:
     """One format's import (or dry run): its exit code and its report; the report is printed
     here unless it is wanted as JSON."""
+    import msgspec
+
+    from api.service.indexing import Rejected
     from indexer.formats.importer import candidate_files, default_paths
 
     roots = list(paths) or default_paths(fmt)
@@ -162,19 +185,23 @@ def _import_format(service: RecallService, fmt: str, paths: tuple[Path, ...],
         roots, missing = [p for p in roots if p.exists()], []
     for path in missing:
         print(f"recall: no such file or folder: {path}", file=sys.stderr)
-    files = candidate_files(fmt, [p for p in roots if p.exists()])
+    passed_over: list[Rejection] = []
+    files = candidate_files(fmt, [p for p in roots if p.exists()], passed_over)
+    passed = [Rejected(r.path, r.reason) for r in passed_over]
     if not files:
         print(f"recall: no {fmt} transcripts found under "
               f"{', '.join(str(p) for p in roots)}", file=sys.stderr)
         return 1, None
     if dry_run:
-        planned = service.preview_import(fmt, files, options)
+        planned = msgspec.structs.replace(service.preview_import(fmt, files, options),
+                                          passed_over=passed)
         if not as_json:
             _print_preview(planned, options.since)
         nothing_read = not (planned.sessions or planned.older_than_since or planned.empty)
         return (1 if nothing_read or (strict and (planned.rejected or missing)) else 0), planned
-    report = service.index(files, options)
+    report = msgspec.structs.replace(service.index(files, options), passed_over=passed)
     if not as_json:
+        _print_files(report.files_read, report.passed_over)
         for r in report.rejected:
             print(f"rejected {r.path}: {r.reason}", file=sys.stderr)
         print(f"{fmt}: read {report.files} files; indexed {report.indexed} sessions "
@@ -216,12 +243,71 @@ def _print_preview(planned: ImportPreview, since: str | None) -> None:
         left_out = ", ".join(f"{n}× {reason}" for reason, n in s.skipped.items())
         print(f"{s.session_id}  {s.date}  {s.messages} messages  {s.title or ''}".rstrip())
         print(f"    {s.file}" + (f"  (left out: {left_out})" if left_out else ""))
+    _print_files(planned.files_read, planned.passed_over)
     for r in planned.rejected:
         print(f"rejected {r.path}: {r.reason}", file=sys.stderr)
     older = f", {planned.older_than_since} older than {since}" if since else ""
     print(f"would import {len(planned.sessions)} sessions ({planned.messages} messages) from "
           f"{planned.files} files: {len(planned.empty)} with nothing to import, "
           f"{len(planned.rejected)} rejected{older}; nothing written")
+
+
+PASSED_OVER_SHOWN = 10
+
+
+def _print_files(files: list[FileLedger], passed_over: list[Rejected]) -> None:
+    """Each file read: its sessions and messages, and what became of its records; then the
+    files passed over by name or shape (the first few: --json lists them all)."""
+    for f in files:
+        counts = (f"{_many(f.sessions, 'session')}, {_many(f.messages, 'message')}"
+                  if f.outcome == "read" else f"{f.outcome}: {f.reason}")
+        print(f"  {f.path}: {counts}")
+        if f.records:
+            left = sum(f.left_out.values())
+            print(f"      {f.records} records: {f.imported} imported, {f.merged} merged, "
+                  f"{left} left out" + (f" ({_counts(f.left_out)})" if left else ""))
+        if f.parts_left_out:
+            print(f"      parts left out: {_counts(f.parts_left_out)}")
+        if f.repaired:
+            print(f"      repaired: {_counts(f.repaired)}")
+    for r in passed_over[:PASSED_OVER_SHOWN]:
+        print(f"  passed over {r.path}: {r.reason}")
+    if len(passed_over) > PASSED_OVER_SHOWN:
+        print(f"  passed over {len(passed_over) - PASSED_OVER_SHOWN} more files "
+              "(--json lists them all)")
+
+
+def _many(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
+def _counts(by_reason: dict[str, int]) -> str:
+    return ", ".join(f"{n}× {reason}" for reason, n in
+                     sorted(by_reason.items(), key=lambda item: -item[1]))
+
+
+def _explain(service: RecallService, path: Path, options: ImportOptions, as_json: bool) -> int:
+    """`recall import [FORMAT] --explain FILE`: each record's fate; nothing is written."""
+    explained = service.explain_import(path, options)
+    if as_json:
+        print_json(explained)
+        return 0 if explained.reason is None else 1
+    for fate in explained.fates:
+        print(f"{fate.where:>16}  {fate.fate}" + (f": {fate.reason}" if fate.reason else ""))
+    t = explained.totals
+    left = sum(t.left_out.values())
+    print(f"{t.records} records: {t.imported} imported, {t.merged} merged, {left} left out"
+          + (f" ({_counts(t.left_out)})" if left else ""))
+    if t.parts_left_out:
+        print(f"parts left out: {_counts(t.parts_left_out)}")
+    if t.repaired:
+        print(f"repaired: {_counts(t.repaired)}")
+    for s in explained.sessions:
+        print(f"session {s.session_id}  {s.date}  {s.messages} messages  {s.title or ''}".rstrip())
+    if explained.reason:
+        print(f"recall: {path}: {explained.reason}", file=sys.stderr)
+        return 1
+    return 0
 
 
 @click.command()

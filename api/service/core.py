@@ -15,7 +15,7 @@ from api.service import sessions
 from api.service.archive import Archive, safe_id
 from api.service.current import mark_current
 from api.service.facts import Facts
-from api.service.indexing import ImportPreview, IndexResult, IngestResult
+from api.service.indexing import ImportExplained, ImportPreview, IndexResult, IngestResult
 from api.service.live import Live
 from api.service.maintenance import Maintenance
 from api.service.memories import SessionMemories
@@ -26,7 +26,7 @@ from api.service.snapshots import Snapshots
 from api.service.todos import Todos
 from api.service.versions import Versions
 from api.settings import Settings
-from indexer.formats.importer import preview
+from indexer.formats.importer import explain, preview
 from indexer.ingest.progress import silent_progress
 from indexer.stores.layout import DataDir
 from models import ReadOnlyReplica, RecallError, ResumeHint, SearchRequest, SearchResponse
@@ -146,6 +146,10 @@ class RecallService:
                        options: ImportOptions) -> ImportPreview:
         """What importing these files as `fmt` would do; nothing is written."""
         return ImportPreview.of(preview(fmt, files, options, self.max_file_bytes))
+
+    def explain_import(self, path: Path, options: ImportOptions) -> ImportExplained:
+        """The fate of each record of one file, read as an import would; nothing is written."""
+        return ImportExplained.of(explain(options.format, path, options, self.max_file_bytes))
 
     def ingest_record(self, raw: dict[str, Any], replace: bool = False) -> IngestResult:
         """Archive one record; one that would replace the stored messages of its session needs

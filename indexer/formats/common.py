@@ -6,11 +6,11 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any
 
+from indexer.formats.ledger import Ledger
 from models import InvalidSession, parse_time
 from models.ids import MAX_ID_LENGTH
 
@@ -38,7 +38,7 @@ DEFAULT_TOOL_CHARS = 300
 # The readers' version: raised when a reader keeps or leaves out something it did not before
 # (an agent's new field, thinking it now recognizes), so that every input file is read again
 # once instead of being skipped as unchanged. Sessions that come out the same stay as they are.
-READERS_VERSION = 2
+READERS_VERSION = 3
 # every format `recall import` and `recall watch --format` take (registry.py checks the list)
 FORMAT_NAMES = ("claude-code", "codex", "gemini", "cursor", "aider", "cline", "opencode", "copilot",
                 "openclaw", "chatgpt")
@@ -52,6 +52,7 @@ class ImportOptions:
     tool_chars: int = DEFAULT_TOOL_CHARS  # tool inputs and outputs are cut to this many characters
     thinking: bool = False  # keep the assistant's thinking blocks
     since: str | None = None  # YYYY-MM-DD: only sessions with activity on or after this day
+    deleted: bool = False  # also read transcripts the agent marked deleted (OpenClaw `.deleted.*`)
 
     def fingerprint(self) -> str:
         """What changes the sessions read from a file besides its bytes (these options, the
@@ -63,6 +64,8 @@ class ImportOptions:
             parts.append("thinking")
         if self.since:
             parts.append(f"since={self.since}")
+        if self.deleted:
+            parts.append("deleted")
         return ";".join(parts)
 
     def keeps(self, transcript: Transcript) -> bool:
@@ -78,14 +81,18 @@ class Transcript:
 
     record: dict[str, Any]
     last_activity: str | None  # ISO time of the newest message kept
-    skipped: dict[str, int] = field(default_factory=dict)  # what was left out, by reason
+    skipped: dict[str, int] = field(default_factory=dict)  # records left out, by reason
 
     @classmethod
-    def build(cls, record: dict[str, Any], skipped: Counter[str]) -> Transcript:
+    def build(cls, record: dict[str, Any], ledger: Ledger) -> Transcript:
+        """The session of `record`; `ledger` holds its records' fates (the file's, or the
+        session's own where a file holds several)."""
         times = [t for t in (parse_time(m.get("time")) for m in record["messages"]) if t]
         if "date" not in record and times:
             record["date"] = times[0][:10]
-        return cls(record, max(times) if times else None, dict(sorted(skipped.items())))
+        left_out = ledger.left_out_reasons()
+        left_out.update(ledger.parts_left_out)
+        return cls(record, max(times) if times else None, dict(sorted(left_out.items())))
 
 
 class NothingToImport(InvalidSession):
@@ -95,12 +102,19 @@ class NothingToImport(InvalidSession):
     does not expect it still rejects one file rather than stopping a batch."""
 
 
-def read_json_lines(text: str) -> tuple[list[tuple[int, Any]], int]:
+TORN, DAMAGED = "torn last line", "damaged line (unreadable JSON)"
+
+
+def read_json_lines(text: str, ledger: Ledger | None = None) -> tuple[list[tuple[int, Any]], int]:
     """(line number, value) for every readable line, and 1 if the last line was torn.
 
-    A torn last line is what a crash (or a live writer) leaves; unreadable lines anywhere else
-    are damage and reject the file. Lines are split on newlines only: JSON strings may hold
-    U+2028 and other characters that str.splitlines() would also split on."""
+    Each non-empty line is a record of `ledger` (`line N`). A torn last line is what a crash (or
+    a live writer) leaves; an unreadable line elsewhere is damage: left out with its reason while
+    the rest of the session is kept, unless no line could be read at all or damaged lines are
+    as many as readable ones (then this is not a transcript: InvalidSession). Lines are split on
+    newlines only: JSON strings may hold U+2028 and other characters that str.splitlines() would
+    also split on."""
+    ledger = ledger if ledger is not None else Ledger()
     lines = text.split("\n")
     last = max((n for n, line in enumerate(lines, start=1) if line.strip()), default=0)
     items: list[tuple[int, Any]] = []
@@ -108,34 +122,31 @@ def read_json_lines(text: str) -> tuple[list[tuple[int, Any]], int]:
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
+        ledger.read(f"line {number}")
         try:
             items.append((number, json.loads(line)))
         except (json.JSONDecodeError, RecursionError):
             bad.append(number)
+            ledger.left_out(f"line {number}", TORN if number == last else DAMAGED)
     damaged = [n for n in bad if n != last]
-    if damaged:
+    if damaged and len(damaged) >= len(items):
         more = f" and {len(damaged) - 5} more" if len(damaged) > 5 else ""
         raise InvalidSession(f"unreadable JSON on lines {damaged[:5]}{more}")
-    return items, len(bad)
+    return items, int(last in bad)
 
 
-def read_transcript_lines(text: str) -> tuple[list[tuple[int, Any]], Counter[str]]:
-    """read_json_lines for a transcript: its lines, and a count of what was left out that starts
-    with a torn last line; an empty file has nothing to import."""
-    items, torn = read_json_lines(text)
+def read_transcript_lines(text: str, ledger: Ledger) -> list[tuple[int, Any]]:
+    """read_json_lines for a transcript: its readable lines, each a record of `ledger`; an
+    empty file has nothing to import."""
+    items, _ = read_json_lines(text, ledger)
     if not items:
-        raise NothingToImport("the file is empty")
-    skipped: Counter[str] = Counter()
-    if torn:
-        skipped["torn last line"] += 1
-    return items, skipped
+        raise NothingToImport("the file is empty" if not ledger.fates() else ledger.describe())
+    return items
 
 
-def describe_skipped(skipped: Counter[str]) -> str:
-    """The commonest reasons a file's lines were left out, for a "nothing to import" message."""
-    if not skipped:
-        return "the file is empty"
-    return ", ".join(f"{count}× {reason}" for reason, count in skipped.most_common(4))
+def describe_skipped(ledger: Ledger) -> str:
+    """The commonest reasons a file's records were left out, for a "nothing to import" message."""
+    return ledger.describe()
 
 
 def origin(agent: str, raw_id: Any, cwd: Any, path: Path) -> dict[str, str]:

@@ -15,7 +15,10 @@ The JSONL file is a log that the reader replays, as gemini-cli's own loader does
   rewound messages are not imported and are counted.
 
 Messages of type `user` and `gemini` are kept; `info`, `error` and `warning` notices are left
-out and counted. A gemini message's tool calls become `[tool: name] args` lines, and their
+out and counted. A user message keeps what the user typed (`displayContent`, e.g. `/init`)
+rather than the prompt Gemini CLI expanded it into; the turn Gemini CLI sends on its own
+("System: Please continue.") is left out. A message without an id (older releases) gets one
+from its place in the chat. A gemini message's tool calls become `[tool: name] args` lines, and their
 results a `tool` message after it, cut to `tool_chars`; thoughts are kept only with --thinking.
 The project is the folder's path from `~/.gemini/projects.json` when it names it, else the
 folder's own name (unless that is a hash); the metadata summary becomes the session summary.
@@ -25,7 +28,6 @@ from __future__ import annotations
 
 import json
 import re
-from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +36,6 @@ from indexer.formats.common import (
     NothingToImport,
     Transcript,
     clip,
-    describe_skipped,
     folder_name,
     label,
     origin,
@@ -43,6 +44,7 @@ from indexer.formats.common import (
     tool_call_text,
     tool_result_text,
 )
+from indexer.formats.ledger import Ledger
 from models import InvalidSession
 
 __all__ = ["CHANNEL", "NAME", "default_paths", "is_candidate", "looks_like", "looks_like_document",
@@ -57,6 +59,8 @@ RESUME = ("gemini --resume {id}",
            "session ids take a number from `gemini --list-sessions`)"))
 TITLE_CHARS = 80
 _KEPT = {"user": "user", "gemini": "assistant"}
+# what Gemini CLI sends as the user when it continues on its own (a turn nobody typed)
+_INJECTED = {"System: Please continue."}
 _HASH = re.compile(r"[0-9a-f]{64}")
 
 
@@ -90,78 +94,88 @@ def looks_like_document(value: Any) -> bool:
     return looks_like(value) and isinstance(value.get("messages"), list)
 
 
-def parse(path: Path, text: str, options: ImportOptions) -> list[Transcript]:
-    items, skipped = read_transcript_lines(text)
-    log = _Log(skipped)
-    for _, item in items:
-        log.apply(item)
+def parse(path: Path, text: str, options: ImportOptions, ledger: Ledger) -> list[Transcript]:
+    items = read_transcript_lines(text, ledger)
+    log = _Log(ledger)
+    for number, item in items:
+        log.apply(item, f"line {number}")
     if not log.metadata.get("sessionId"):
         raise InvalidSession("not a Gemini CLI chat: no line with sessionId and projectHash")
-    return [_transcript(path, log.metadata, log.conversation(), options, skipped)]
+    return [_transcript(path, log.metadata, log.conversation(), options, ledger)]
 
 
-def parse_value(path: Path, value: Any, options: ImportOptions) -> list[Transcript]:
+def parse_value(path: Path, value: Any, options: ImportOptions,
+                ledger: Ledger) -> list[Transcript]:
     if not looks_like_document(value):
         raise InvalidSession("not a Gemini CLI chat: no sessionId, projectHash and messages")
-    messages = [m for m in value["messages"] if isinstance(m, dict)]
-    skipped: Counter[str] = Counter()
-    if len(messages) != len(value["messages"]):
-        skipped["unreadable message"] += len(value["messages"]) - len(messages)
-    return [_transcript(path, value, messages, options, skipped)]
+    messages = []
+    for n, message in enumerate(value["messages"]):
+        where = f"messages[{n}]"
+        ledger.read(where)
+        if isinstance(message, dict):
+            messages.append((where, message))
+        else:
+            ledger.left_out(where, "unreadable message (not an object)")
+    return [_transcript(path, value, messages, options, ledger)]
 
 
 class _Log:
     """The replayed state of a chat log: metadata and messages by id, in first-write order."""
 
-    def __init__(self, skipped: Counter[str]) -> None:
-        self.skipped = skipped
+    def __init__(self, ledger: Ledger) -> None:
+        self.ledger = ledger
         self.metadata: dict[str, Any] = {}
-        self.messages: dict[str, dict[str, Any]] = {}
-        self.checkpoint: list[dict[str, Any]] = []  # the last $set of messages
+        self.messages: dict[str, tuple[str, dict[str, Any]]] = {}  # id -> (where, message)
+        self.checkpoint: list[tuple[str, dict[str, Any]]] = []  # the last $set of messages
 
-    def apply(self, item: Any) -> None:
+    def apply(self, item: Any, where: str) -> None:
         if not isinstance(item, dict):
-            self.skipped["non-object line"] += 1
+            self.ledger.left_out(where, "non-object line")
         elif isinstance(item.get("$rewindTo"), str):
+            self.ledger.left_out(where, "rewind marker (applied)")
             self._rewind(item["$rewindTo"])
         elif isinstance(item.get("id"), str):
-            if item["id"] in self.messages:
-                self.skipped["earlier write of a message"] += 1
-            self.messages[item["id"]] = item
+            earlier = self.messages.get(item["id"])
+            if earlier is not None:  # written again: the last write wins, in the first's place
+                self.ledger.merged(earlier[0], f"its later write on {where}")
+            self.messages[item["id"]] = (where, item)
         elif isinstance(item.get("$set"), dict):
             patch = dict(item["$set"])
             if isinstance(patch.get("messages"), list):
-                self.checkpoint = [m for m in patch.pop("messages")
+                self.checkpoint = [(where, m) for m in patch.pop("messages")
                                    if isinstance(m, dict) and isinstance(m.get("id"), str)]
+            self.ledger.imported(where, "metadata update")
             self.metadata.update(patch)
         elif isinstance(item.get("sessionId"), str):
+            self.ledger.imported(where, "session metadata")
             self.metadata.update({k: v for k, v in item.items() if k != "messages"})
         else:
-            self.skipped["unknown line"] += 1
+            self.ledger.left_out(where, "unknown line")
 
-    def conversation(self) -> list[dict[str, Any]]:
+    def conversation(self) -> list[tuple[str, dict[str, Any]]]:
         if not self.messages:
             return self.checkpoint
-        unseen = sum(1 for m in self.checkpoint if m["id"] not in self.messages)
+        unseen = sum(1 for _, m in self.checkpoint if m["id"] not in self.messages)
         if unseen:
-            self.skipped["context checkpoint message"] += unseen
+            self.ledger.part_left_out("context checkpoint message", unseen)
         return list(self.messages.values())
 
     def _rewind(self, target: str) -> None:
         ids = list(self.messages)
         dropped = ids[ids.index(target):] if target in self.messages else ids
         for message_id in dropped:
-            del self.messages[message_id]
-        self.skipped["rewound message"] += len(dropped)
+            where, _ = self.messages.pop(message_id)
+            self.ledger.left_out(where, "rewound message")
 
 
-def _transcript(path: Path, metadata: dict[str, Any], messages: list[dict[str, Any]],
-                options: ImportOptions, skipped: Counter[str]) -> Transcript:
+def _transcript(path: Path, metadata: dict[str, Any],
+                messages: list[tuple[str, dict[str, Any]]], options: ImportOptions,
+                ledger: Ledger) -> Transcript:
     out: list[dict[str, Any]] = []
-    for message in messages:
-        out += _render(message, options, skipped)
+    for n, (where, message) in enumerate(messages):
+        out += _render(message, n, where, options, ledger)
     if not out:
-        raise NothingToImport(f"no conversation messages ({describe_skipped(skipped)})")
+        raise NothingToImport(f"no conversation messages ({ledger.describe()})")
     record: dict[str, Any] = {"sessionId": safe_session_id(ID_PREFIX, metadata["sessionId"]),
                               "channel": CHANNEL, "messages": out,
                               "origin": origin(NAME, metadata["sessionId"], _project_path(path),
@@ -173,21 +187,26 @@ def _transcript(path: Path, metadata: dict[str, Any], messages: list[dict[str, A
         record["topics"] = [project]
     if isinstance(metadata.get("summary"), str) and metadata["summary"].strip():
         record["summary"] = metadata["summary"].strip()
-    first_prompt = next((m["content"] for m in out if m["role"] == "user"), None)
+    prompts = [m["content"] for m in out if m["role"] == "user"]
+    # what the user asked first: a slash command names the session only when nothing else does
+    first_prompt = next((p for p in prompts if not p.startswith("/")), prompts[0] if prompts else None)
     if first_prompt:
         record["title"] = clip(first_prompt.split("\n", 1)[0], TITLE_CHARS)
-    return Transcript.build(record, skipped)
+    return Transcript.build(record, ledger)
 
 
-def _render(message: dict[str, Any], options: ImportOptions,
-            skipped: Counter[str]) -> list[dict[str, Any]]:
+def _render(message: dict[str, Any], position: int, where: str, options: ImportOptions,
+            ledger: Ledger) -> list[dict[str, Any]]:
     """A message as the archive's messages: its text (with tool call lines and, on request,
-    thoughts), then its tool results as one `tool` message."""
+    thoughts), then its tool results as one `tool` message. A message without an id (older
+    releases) gets one from its place in the chat."""
     kind = message.get("type")
     role = _KEPT.get(kind) if isinstance(kind, str) else None
     if role is None:
-        skipped[f"{label(kind)} message"] += 1
+        ledger.left_out(where, f"{label(kind)} message (a notice, not conversation)")
         return []
+    message_id = message["id"] if isinstance(message.get("id"), str) and message["id"] \
+        else f"m{position + 1}"
     limit = options.tool_chars
     lines = []
     if role == "assistant":
@@ -199,8 +218,17 @@ def _render(message: dict[str, Any], options: ImportOptions,
             if options.thinking and text:
                 lines.append(f"[thinking] {text}")
             else:
-                skipped["thought"] += 1
-    lines.append(_parts_text(message.get("content")))
+                ledger.part_left_out("thought")
+    content = _parts_text(message.get("content"))
+    if role == "user" and content in _INJECTED:
+        ledger.left_out(where, "turn injected by the agent (System: Please continue.)")
+        return []
+    typed = _typed_text(message.get("displayContent"))
+    if role == "user" and typed and typed != content:
+        # what the user typed (`/init`), not the prompt Gemini CLI expanded it into
+        ledger.part_left_out("prompt expanded from what the user typed")
+        content = typed
+    lines.append(content)
     calls = [c for c in message.get("toolCalls") or [] if isinstance(c, dict)]
     lines += [tool_call_text(c.get("name"), c.get("args"), limit) for c in calls]
     results = [tool_result_text(c.get("name") if isinstance(c.get("name"), str) else None,
@@ -210,13 +238,24 @@ def _render(message: dict[str, Any], options: ImportOptions,
     out = []
     text = "\n".join(line for line in lines if line.strip())
     if text:
-        out.append({"id": message["id"], "role": role, "content": text, **base})
-    else:
-        skipped["message left empty"] += 1
+        out.append({"id": message_id, "role": role, "content": text, **base})
     if results:
-        out.append({"id": f"{message['id']}-results", "role": "tool",
+        out.append({"id": f"{message_id}-results", "role": "tool",
                     "content": "\n".join(results), **base})
+    if out:
+        ledger.imported(where)
+    else:
+        ledger.left_out(where, "message left empty")
     return out
+
+
+def _typed_text(value: Any) -> str:
+    """The text parts of a `displayContent` (a string or parts): what the user typed; a function
+    response shown there is not."""
+    parts = [value] if isinstance(value, str | dict) else value if isinstance(value, list) else []
+    texts = [p if isinstance(p, str) else p.get("text") for p in parts
+             if isinstance(p, str) or isinstance(p, dict) and isinstance(p.get("text"), str)]
+    return "\n".join(t.strip() for t in texts if isinstance(t, str) and t.strip())
 
 
 def _parts_text(value: Any) -> str:

@@ -3,6 +3,7 @@ and a dry run that lists what an import would bring in without writing anything.
 
 from __future__ import annotations
 
+import logging
 import os
 import time
 from collections.abc import Iterable, Mapping, Sequence
@@ -14,12 +15,15 @@ import msgspec
 
 from indexer.formats.chatgpt import FILE_NAMES as CHATGPT_FILE_NAMES
 from indexer.formats.common import FORMAT_NAMES, ImportOptions, NothingToImport
+from indexer.formats.ledger import Fate, FileRead, Ledger, LedgerTotals
 from indexer.formats.registry import FORMATS
 from indexer.formats.sources import Rejection, discover, normalize, read_path
 from models import InvalidInput, RecallError
 
-__all__ = ["FORMAT_NAMES", "FoundSource", "Preview", "PreviewSession", "candidate_files",
-           "default_paths", "find_sources", "preview"]
+__all__ = ["FORMAT_NAMES", "Explained", "FileRead", "FoundSource", "Preview", "PreviewSession",
+           "candidate_files", "default_paths", "explain", "find_sources", "preview"]
+
+log = logging.getLogger(__name__)
 
 # ChatGPT exports are unzipped somewhere under Downloads; do not walk all of it
 _CHATGPT_DEPTH = 3
@@ -58,8 +62,10 @@ def find_sources(home: Path | None = None,
     return out
 
 
-def candidate_files(fmt: str, paths: Iterable[Path]) -> list[Path]:
-    """The files under paths that can hold the format; files named directly are always read."""
+def candidate_files(fmt: str, paths: Iterable[Path],
+                    passed_over: list[Rejection] | None = None) -> list[Path]:
+    """The files under paths that can hold the format; files named directly are always read.
+    The other files in those folders are added to `passed_over` with why, when it is given."""
     module = _module(fmt)
     found: list[Path] = []
     for path in paths:
@@ -68,7 +74,11 @@ def candidate_files(fmt: str, paths: Iterable[Path]) -> list[Path]:
         elif fmt == "chatgpt":  # not the whole of Downloads: see _CHATGPT_DEPTH
             found += _shallow(path, CHATGPT_FILE_NAMES, _CHATGPT_DEPTH)
         else:
-            found += [p for p in discover([path]) if module.is_candidate(p)]
+            for p in discover([path], passed_over):
+                if module.is_candidate(p):
+                    found.append(p)
+                elif passed_over is not None:
+                    passed_over.append(Rejection(str(p), f"not where {fmt} keeps a transcript"))
     return list(dict.fromkeys(found))
 
 
@@ -94,14 +104,17 @@ class Preview:
     rejected: list[Rejection] = field(default_factory=list)
     empty: list[Rejection] = field(default_factory=list)  # readable, nothing to import
     older: int = 0  # sessions left out by --since
+    files_read: list[FileRead] = field(default_factory=list)
 
 
 def preview(fmt: str, files: Sequence[Path], options: ImportOptions, max_bytes: int) -> Preview:
     """Read every file as an import would (redacted, parsed), and write nothing."""
     report = Preview(fmt, files=len(files))
     for path in files:
+        ledger = Ledger()
+        read = FileRead(str(path), "read")
         try:
-            transcripts = read_path(path, options, max_bytes)
+            transcripts = read_path(path, options, max_bytes, ledger)
             if transcripts is None:
                 raise InvalidInput(f"not a {fmt} transcript")
             for transcript in transcripts:
@@ -112,15 +125,60 @@ def preview(fmt: str, files: Sequence[Path], options: ImportOptions, max_bytes: 
                 report.sessions.append(PreviewSession(
                     str(path), session.session_id, len(session.messages), session.date,
                     transcript.last_activity, session.title, transcript.skipped))
+                read.sessions += 1
+                read.messages += len(session.messages)
         except NothingToImport as exc:
             report.empty.append(Rejection(str(path), exc.detail))
-        except OSError as exc:
-            report.rejected.append(Rejection(str(path), f"cannot read: {exc.strerror}"))
-        except RecallError as exc:
-            report.rejected.append(Rejection(str(path), exc.detail))
-        except (ValueError, TypeError, OverflowError, RecursionError) as exc:
-            report.rejected.append(Rejection(str(path), f"unreadable session: {exc}"))
+            read.outcome, read.reason = "empty", exc.detail
+        except Exception as exc:  # noqa: BLE001  one file's failure never stops the run
+            reason = _reason(exc)
+            report.rejected.append(Rejection(str(path), reason))
+            read.outcome, read.reason = "rejected", reason
+        read.ledger = ledger.totals()
+        report.files_read.append(read)
     return report
+
+
+@dataclass
+class Explained:
+    """`recall import --explain FILE`: the fate of each of a file's records."""
+
+    path: str
+    fates: list[Fate]
+    totals: LedgerTotals
+    sessions: list[PreviewSession]
+    reason: str | None  # why the file was rejected or had nothing to import
+
+
+def explain(fmt: str | None, path: Path, options: ImportOptions, max_bytes: int) -> Explained:
+    """Read one file as an import would and say what became of every record; write nothing."""
+    ledger = Ledger()
+    sessions: list[PreviewSession] = []
+    reason = None
+    try:
+        transcripts = read_path(path, options, max_bytes, ledger)
+        if transcripts is None:
+            raise InvalidInput(f"not a {fmt or 'known'} transcript: recall's own archive format, "
+                               "where each session is imported whole")
+        for transcript in transcripts:
+            session, _, _ = normalize(transcript.record, None)
+            sessions.append(PreviewSession(str(path), session.session_id, len(session.messages),
+                                           session.date, transcript.last_activity, session.title,
+                                           transcript.skipped))
+    except NothingToImport as exc:
+        reason = exc.detail
+    except Exception as exc:  # noqa: BLE001  the fates read so far are still worth showing
+        reason = _reason(exc)
+    return Explained(str(path), ledger.fates(), ledger.totals(), sessions, reason)
+
+
+def _reason(exc: Exception) -> str:
+    if isinstance(exc, RecallError):
+        return exc.detail
+    if isinstance(exc, OSError):
+        return f"cannot read: {exc.strerror or exc}"
+    log.info("reading failed", exc_info=exc)  # the traceback, for -v
+    return f"the reader failed ({type(exc).__name__}: {str(exc)[:200]}); -v logs where"
 
 
 def _module(fmt: str) -> Any:

@@ -14,6 +14,7 @@ import hashlib
 import json
 import logging
 import os
+import re
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -24,7 +25,9 @@ import msgspec
 
 from indexer import formats
 from indexer.formats import ImportOptions, NothingToImport, Transcript, database
+from indexer.formats.ledger import Ledger
 from indexer.text.redact import redact_text, redact_value
+from indexer.text.repair import repair_escapes, repair_value
 from models import InvalidSession, PayloadTooLarge, Session, parse_session
 
 __all__ = ["RawSession", "RawSnapshot", "Rejection", "decode", "discover", "file_hash",
@@ -61,8 +64,14 @@ def _is_snapshot(item: Any) -> bool:
         key in item for key in ("intents", "facts", "tasks"))
 
 
-def discover(paths: Iterable[Path]) -> Iterator[Path]:
-    """Files to ingest under the given files and folders, in a stable order.
+# OpenClaw keeps a transcript it reset or deleted under its old name plus a mark and the time:
+# `<id>.jsonl.reset.<time>`, `<id>.jsonl.deleted.<time>` (formats/openclaw.py decides what to read)
+_RENAMED_TRANSCRIPT = re.compile(r"\.jsonl\.(reset|deleted)\.[^/]+$")
+
+
+def discover(paths: Iterable[Path], passed_over: list[Rejection] | None = None) -> Iterator[Path]:
+    """Files to ingest under the given files and folders, in a stable order. Files in the
+    folders that are not read are added to `passed_over` with the reason, when it is given.
 
     Symlinks that point outside the folder being walked are not followed."""
     for path in paths:
@@ -73,16 +82,39 @@ def discover(paths: Iterable[Path]) -> Iterator[Path]:
             continue
         root = path.resolve()
         for folder, dirs, files in os.walk(path):
-            dirs[:] = sorted(d for d in dirs if not d.startswith(".")
-                             and _inside(Path(folder, d), root))
+            kept = []
+            for d in sorted(dirs):
+                reason = ("hidden folder" if d.startswith(".")
+                          else None if _inside(Path(folder, d), root) else "links outside the folder")
+                if reason is None:
+                    kept.append(d)
+                elif passed_over is not None:
+                    passed_over.append(Rejection(str(Path(folder, d)), reason))
+            dirs[:] = kept
             for name in sorted(files):
                 candidate = Path(folder, name)
-                wanted = (name.endswith(SUFFIXES) and not name.startswith(".")
-                          and name not in METADATA_NAMES) or name == AIDER_HISTORY
-                if wanted and name.endswith(database.SUFFIXES):  # `.db` is not always SQLite
-                    wanted = database.is_database(candidate)
-                if wanted and _inside(candidate, root):
+                reason = _passed_over(candidate, name, root)
+                if reason is None:
                     yield candidate
+                elif passed_over is not None:
+                    passed_over.append(Rejection(str(candidate), reason))
+
+
+def _passed_over(candidate: Path, name: str, root: Path) -> str | None:
+    """Why a file in a folder being walked is not read; None when it is."""
+    if name == AIDER_HISTORY:
+        return None if _inside(candidate, root) else "links outside the folder"
+    if name.startswith("."):
+        return "hidden file"
+    if name in METADATA_NAMES:
+        return "metadata file (titles of the JSONL conversations beside it)"
+    if not (name.endswith(SUFFIXES) or _RENAMED_TRANSCRIPT.search(name)):
+        return f"not a transcript file name (*{Path(name).suffix or name})"
+    if name.endswith(database.SUFFIXES) and not database.is_database(candidate):
+        return "named like a database, but not SQLite"  # `.db` is not always SQLite
+    if not _inside(candidate, root):
+        return "links outside the folder"
+    return None
 
 
 def _inside(path: Path, root: Path) -> bool:
@@ -111,21 +143,57 @@ def decode(data: bytes, max_bytes: int) -> str:
     return text
 
 
-def read_path(path: Path, options: ImportOptions, max_bytes: int) -> list[Transcript] | None:
+def read_path(path: Path, options: ImportOptions, max_bytes: int,
+              ledger: Ledger | None = None) -> list[Transcript] | None:
     """read_transcripts for a file on disk, a SQLite database included."""
     data = database.read_unless_database(path)
     if data is None:
-        return formats.read_database(path, options)
-    return read_transcripts(path, decode(data, max_bytes), options)
+        return _repaired(formats.read_database(path, options, _ledger(ledger)), ledger)
+    return read_transcripts(path, decode(data, max_bytes), options, ledger)
 
 
-def read_transcripts(path: Path, text: str, options: ImportOptions) -> list[Transcript] | None:
+def read_transcripts(path: Path, text: str, options: ImportOptions,
+                     ledger: Ledger | None = None) -> list[Transcript] | None:
     """The sessions of an agent's transcript file (formats/), before --since is applied; None
-    for the archive's own formats. Raises NothingToImport for a file without conversation."""
+    for the archive's own formats. Raises NothingToImport for a file without conversation.
+    `ledger` gets the fate of every record read (indexer/formats/ledger.py)."""
+    ledger = _ledger(ledger)
     if _is_aider(path, text, options):
-        return formats.read_text(path, text, options)
+        return _repaired(formats.read_text(path, text, options, ledger), ledger)
+    text = _repaired_text(text, ledger)
     lines = formats.is_json_lines(path, text)
-    return _transcripts(path, text, lines, None if lines else _json(text), options)
+    return _repaired(_transcripts(path, text, lines, None if lines else _json(text), options,
+                                  ledger), ledger)
+
+
+def _ledger(ledger: Ledger | None) -> Ledger:
+    return ledger if ledger is not None else Ledger()
+
+
+def _repaired_text(text: str, ledger: Ledger) -> str:
+    """JSON text with its escaped lone surrogates made U+FFFD, each counted where it is."""
+    text, count = repair_escapes(text)
+    ledger.repair(SURROGATES, count)
+    return text
+
+
+SURROGATES = "lone surrogate made U+FFFD"
+
+
+def _repaired(transcripts: list[Transcript] | None, ledger: Ledger | None
+              ) -> list[Transcript] | None:
+    """The transcripts with their lone surrogates made U+FFFD (indexer/text/repair.py), counted
+    in the ledger: one half of an emoji never costs its message."""
+    if transcripts is None:
+        return None
+    out = []
+    for transcript in transcripts:
+        record, count = repair_value(transcript.record)
+        if count and ledger is not None:
+            ledger.repair(SURROGATES, count)
+        out.append(transcript if record is transcript.record
+                   else Transcript(record, transcript.last_activity, transcript.skipped))
+    return out
 
 
 def _is_aider(path: Path, text: str, options: ImportOptions) -> bool:
@@ -135,53 +203,65 @@ def _is_aider(path: Path, text: str, options: ImportOptions) -> bool:
     return path.suffix == ".md" and formats.looks_like_aider(text)
 
 
-def _transcripts(path: Path, text: str, lines: bool, value: Any,
-                 options: ImportOptions) -> list[Transcript] | None:
+def _transcripts(path: Path, text: str, lines: bool, value: Any, options: ImportOptions,
+                 ledger: Ledger) -> list[Transcript] | None:
     if lines:
         fmt = options.format or formats.line_format(text)
-        return formats.read_lines(fmt, path, text, options) if fmt else None
+        return formats.read_lines(fmt, path, text, options, ledger) if fmt else None
     fmt = options.format or formats.document_format(value, path)
-    return formats.read_document(fmt, path, value, options) if fmt else None
+    return formats.read_document(fmt, path, value, options, ledger) if fmt else None
 
 
-def load_file(path: Path, data: bytes, max_bytes: int,
-              options: ImportOptions | None = None) -> list[RawSession | RawSnapshot]:
-    """Decode one input file; raises InvalidSession / PayloadTooLarge with the reason."""
+def load_file(path: Path, data: bytes, max_bytes: int, options: ImportOptions | None = None,
+              ledger: Ledger | None = None) -> list[RawSession | RawSnapshot]:
+    """Decode one input file; raises InvalidSession / PayloadTooLarge with the reason. `ledger`
+    gets the fate of each record an agent's transcript holds."""
     if data.startswith(database.MAGIC):
         raise InvalidSession("a SQLite database: recall reads one from its path, not from bytes "
                              "sent to it (`recall index PATH`)")
     text = decode(data, max_bytes)
     options = options or ImportOptions()
+    ledger = _ledger(ledger)
     aider = _is_aider(path, text, options)
+    if not aider:
+        text = _repaired_text(text, ledger)
     lines = not aider and formats.is_json_lines(path, text)
     value = None if lines or aider else _json(text)
     try:
-        transcripts = (formats.read_text(path, text, options) if aider
-                       else _transcripts(path, text, lines, value, options))
+        transcripts = _repaired(formats.read_text(path, text, options, ledger) if aider
+                                else _transcripts(path, text, lines, value, options, ledger),
+                                ledger)
     except NothingToImport as exc:
         log.info("nothing to import from %s: %s", path, exc.detail)
+        ledger.empty_reason = exc.detail
         return []
     if transcripts is not None:
         return list(_raw_sessions(path, transcripts, options))
     if lines:
-        return [_jsonl_conversation(path, text)]
+        return [_jsonl_conversation(path, text, ledger)]
     items: list[Any] = value if isinstance(value, list) else [value]  # decoded JSON values
     if items and all(_is_snapshot(item) for item in items):
         return [RawSnapshot(item) for item in items]
     if not items or not all(isinstance(item, dict) and "messages" in item for item in items):
         raise InvalidSession("not an archived session: expected an object with a 'messages' list")
     fallback = path.stem if len(items) == 1 else None
+    for n in range(len(items)):  # recall's own archive format: each item is a whole session
+        ledger.imported(f"session[{n}]")
     return [RawSession(item, fallback) for item in items]
 
 
-def load_database(path: Path, options: ImportOptions | None = None) -> list[RawSession]:
+def load_database(path: Path, options: ImportOptions | None = None,
+                  ledger: Ledger | None = None) -> list[RawSession]:
     """The sessions of an agent's SQLite database; raises InvalidSession with the reason."""
     options = options or ImportOptions()
+    ledger = _ledger(ledger)
     try:
-        transcripts = formats.read_database(path, options)
+        transcripts = _repaired(formats.read_database(path, options, ledger), ledger)
     except NothingToImport as exc:
         log.info("nothing to import from %s: %s", path, exc.detail)
+        ledger.empty_reason = exc.detail
         return []
+    assert transcripts is not None
     return _raw_sessions(path, transcripts, options)
 
 
@@ -204,7 +284,7 @@ def _json(text: str) -> Any:
         raise InvalidSession("JSON is nested too deeply") from None
 
 
-def _jsonl_conversation(path: Path, text: str) -> RawSession:
+def _jsonl_conversation(path: Path, text: str, ledger: Ledger) -> RawSession:
     messages, bad_lines = [], []
     # newlines only: JSON strings may hold U+2028 and others that str.splitlines() splits on
     lines = text.split("\n")
@@ -218,6 +298,7 @@ def _jsonl_conversation(path: Path, text: str) -> RawSession:
             continue
         if isinstance(item, dict) and ("content" in item or "text" in item):
             messages.append(item)
+            ledger.imported(f"line {number}")
         else:
             bad_lines.append(number)
     if not messages:
@@ -248,9 +329,10 @@ def _conversation_index(folder: Path) -> dict[str, dict[str, Any]]:
 
 
 def normalize(raw: dict[str, Any], fallback_id: str | None) -> tuple[Session, bytes, Counter[str]]:
-    """Redact first, then parse: nothing unredacted is ever kept."""
+    """Redact first, then parse: nothing unredacted is ever kept. A lone surrogate (which no
+    file can hold) becomes U+FFFD here too, for records that came by another way than a file."""
     try:
-        redacted, counts = redact_value(raw)
+        redacted, counts = redact_value(repair_value(raw)[0])
         session = parse_session(redacted, fallback_id=fallback_id)
     except RecursionError:  # valid JSON hundreds of levels deep (HTTP, MCP): the input's fault
         raise InvalidSession("session is nested too deeply") from None

@@ -85,7 +85,7 @@ class Ingestor:
         started = time.monotonic()
         report = IndexReport()
         with self._writing() as (state, gen):
-            files = list(discover(paths))
+            files = list(discover(paths, report.skipped_files))
             report.files = len(files)
             bar = self.progress(len(files), "indexing")
             preparer = FilePreparer(self.data, self.max_file_bytes, self.import_options)

@@ -13,7 +13,9 @@ import msgspec
 
 from indexer.embedding.embedders import Embedder, PassageCache
 from indexer.formats import ImportOptions, database
+from indexer.formats.ledger import EMPTY, FileRead, Ledger
 from indexer.formats.sources import (
+    RawSession,
     RawSnapshot,
     Rejection,
     file_hash,
@@ -31,7 +33,7 @@ from indexer.stores.memories import MemoryStore
 from indexer.stores.snapshots import SnapshotStore
 from indexer.stores.state import SessionRow, State
 from indexer.text.redact import redact_value
-from models import Memory, RecallError, Session, parse_snapshot
+from models import InvalidSession, Memory, RecallError, Session, parse_snapshot
 
 __all__ = ["FilePreparer", "Prepared", "archive_hash", "prepare_archived", "prepare_record",
            "prepare_rewrites"]
@@ -126,66 +128,92 @@ class FilePreparer:
         try:
             data = database.read_unless_database(path)
         except OSError as exc:
-            report.rejected.append(Rejection(str(path), f"cannot read: {exc.strerror}"))
+            self._reject(path, None, f"cannot read: {exc.strerror}", report)
             return []
         digest = file_hash(database.fingerprint(path) if data is None else data,
                            self.import_options)
         if state.source_hash(source) == digest:
             report.unchanged += 1
             return []
+        ledger = Ledger()
         try:
-            raws = (load_database(path, self.import_options) if data is None
-                    else load_file(path, data, self.max_file_bytes, self.import_options))
-            out = []
-            unchanged_id = None
-            for raw in raws:
-                if isinstance(raw, RawSnapshot):
-                    redacted, counts = redact_value(raw.record)
-                    SnapshotStore(self.data).save(parse_snapshot(redacted))
-                    report.redacted.update(counts)
-                    report.snapshots += 1
-                    state.record_sources([(source, digest, None)])
-                    continue
-                session, archive_bytes, counts = normalize(raw.record, raw.fallback_id)
-                content_hash = archive_hash(archive_bytes)
-                last = last_activity(session)
-                earlier = claimed.get(session.session_id)
-                if earlier and earlier.content_hash != content_hash and last == earlier.last:
-                    # two versions and nothing to tell which is newer: that session only (the
-                    # file's other sessions, a database holds hundreds, are not at fault)
-                    reason = (f"session id {session.session_id!r} was already read from "
-                              f"{earlier.path} in this run with different content")
-                    log.info("rejected %s: %s", path, reason)
-                    report.rejected.append(Rejection(str(path), reason))
-                    continue
-                if earlier and earlier.content_hash == content_hash:
-                    report.unchanged += 1  # the same session again (a copy): already queued
-                    continue
-                row = state.session(session.session_id)
-                if self._older_copy(path, session.session_id, last, earlier, row, source, state):
-                    report.older_copies += 1
-                    continue
-                claimed[session.session_id] = _Claim(str(path), content_hash, last)
-                report.redacted.update(counts)
-                if row and row.status == "indexed" and row.content_hash == content_hash:
-                    report.unchanged += 1
-                    unchanged_id = session.session_id
-                    continue
-                out.append(Prepared(session, archive_bytes, content_hash, None, None))
-            # A file counts as read only once its last session is written: a run stopped half-way
-            # through a file of many sessions (a ChatGPT export) must read it again.
-            if out:
-                out[-1] = replace(out[-1], source=source, source_hash=digest)
-            elif unchanged_id:
-                state.record_sources([(source, digest, unchanged_id)])
-            elif not raws:  # nothing to import (metadata, a part file): not read again unchanged
-                state.record_sources([(source, digest, None)])
-            return out
+            raws = (load_database(path, self.import_options, ledger) if data is None
+                    else load_file(path, data, self.max_file_bytes, self.import_options, ledger))
         except RecallError as exc:
-            self._reject(path, data, exc.detail, report)
-        except (ValueError, TypeError, OverflowError, RecursionError) as exc:
-            self._reject(path, data, f"unreadable session: {exc}", report)
-        return []
+            self._reject(path, data, exc.detail, report, ledger)
+            return []
+        except Exception as exc:  # a reader's bug costs its file, never the batch
+            log.info("reading %s failed", path, exc_info=True)
+            self._reject(path, data, f"the reader failed ({type(exc).__name__}: "
+                                     f"{str(exc)[:200]}); -v logs where", report, ledger)
+            return []
+        read = FileRead(str(path), "read" if raws else "empty", ledger=ledger.totals(),
+                        reason=None if raws else ledger.empty_reason)
+        report.files_read.append(read)
+        out = []
+        unchanged_id = None
+        for raw in raws:
+            try:
+                prepared = self._prepare_raw(path, raw, state, report, claimed, source, digest)
+            except RecallError as exc:  # one session of the file: the others go on
+                self._reject_session(path, raw, exc.detail, report)
+                continue
+            except (ValueError, TypeError, OverflowError, RecursionError) as exc:
+                self._reject_session(path, raw, f"unreadable session: {exc}", report)
+                continue
+            if prepared is None:
+                continue
+            if isinstance(prepared, str):  # unchanged: already archived as it is
+                unchanged_id = prepared
+                read.sessions += 1
+                continue
+            read.sessions += 1
+            read.messages += len(prepared.session.messages)
+            out.append(prepared)
+        # A file counts as read only once its last session is written: a run stopped half-way
+        # through a file of many sessions (a ChatGPT export) must read it again.
+        if out:
+            out[-1] = replace(out[-1], source=source, source_hash=digest)
+        elif unchanged_id:
+            state.record_sources([(source, digest, unchanged_id)])
+        elif not raws:  # nothing to import (metadata, a part file): not read again unchanged
+            state.record_sources([(source, digest, None)])
+        return out
+
+    def _prepare_raw(self, path: Path, raw: RawSession | RawSnapshot, state: State,
+                     report: IndexReport, claimed: dict[str, _Claim], source: str,
+                     digest: str) -> Prepared | str | None:
+        """One session read from a file: to write (Prepared), unchanged (its id), or nothing
+        (a snapshot stored, a copy or an older copy left out)."""
+        if isinstance(raw, RawSnapshot):
+            redacted, counts = redact_value(raw.record)
+            SnapshotStore(self.data).save(parse_snapshot(redacted))
+            report.redacted.update(counts)
+            report.snapshots += 1
+            state.record_sources([(source, digest, None)])
+            return None
+        session, archive_bytes, counts = normalize(raw.record, raw.fallback_id)
+        content_hash = archive_hash(archive_bytes)
+        last = last_activity(session)
+        earlier = claimed.get(session.session_id)
+        if earlier and earlier.content_hash != content_hash and last == earlier.last:
+            # two versions and nothing to tell which is newer: that session only (the file's
+            # other sessions, a database holds hundreds, are not at fault)
+            raise InvalidSession(f"session id {session.session_id!r} was already read from "
+                                 f"{earlier.path} in this run with different content")
+        if earlier and earlier.content_hash == content_hash:
+            report.unchanged += 1  # the same session again (a copy): already queued
+            return None
+        row = state.session(session.session_id)
+        if self._older_copy(path, session.session_id, last, earlier, row, source, state):
+            report.older_copies += 1
+            return None
+        claimed[session.session_id] = _Claim(str(path), content_hash, last)
+        report.redacted.update(counts)
+        if row and row.status == "indexed" and row.content_hash == content_hash:
+            report.unchanged += 1
+            return session.session_id
+        return Prepared(session, archive_bytes, content_hash, None, None)
 
     def _older_copy(self, path: Path, session_id: str, last: float, earlier: _Claim | None,
                     row: SessionRow | None, source: str, state: State) -> bool:
@@ -207,14 +235,25 @@ class FilePreparer:
                  where)
         return True
 
-    def _reject(self, path: Path, data: bytes | None, reason: str, report: IndexReport) -> None:
+    def _reject(self, path: Path, data: bytes | None, reason: str, report: IndexReport,
+                ledger: Ledger | None = None) -> None:
         # every caller reports rejections (the CLI prints them, HTTP and MCP return them): the
         # log line is for -v and for a server's log, not a second copy on the terminal
         log.info("rejected %s: %s", path, reason)
         report.rejected.append(Rejection(str(path), reason))
+        report.files_read.append(FileRead(str(path), "rejected", reason=reason,
+                                          ledger=ledger.totals() if ledger else EMPTY))
         if data is None:  # a database is not copied: it may be large, and it stays where it is
             return
         try:
             quarantine(self.data.quarantine, path, data, reason)
         except OSError as exc:  # quarantine is a courtesy; never fail the batch for it
             log.warning("could not quarantine %s: %s", path, exc)
+
+    def _reject_session(self, path: Path, raw: RawSession | RawSnapshot, reason: str,
+                        report: IndexReport) -> None:
+        """One session of a file refused; the file's other sessions are kept."""
+        named = raw.record.get("sessionId") if isinstance(raw.record, dict) else None
+        which = f"session {str(named)[:80]!r}: " if named else ""
+        log.info("rejected a session of %s: %s%s", path, which, reason)
+        report.rejected.append(Rejection(str(path), which + reason))

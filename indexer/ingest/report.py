@@ -1,13 +1,15 @@
-"""What an ingest, reindex, rewrite or repair did: counts, rejected files, redactions, time."""
+"""What an ingest, reindex, rewrite or repair did: counts, rejected files, redactions, time, and
+for each input file read, its ledger (indexer/formats/ledger.py)."""
 
 from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
 
+from indexer.formats.ledger import FileRead
 from indexer.formats.sources import Rejection
 
-__all__ = ["IndexReport"]
+__all__ = ["FileRead", "IndexReport"]
 
 
 @dataclass
@@ -22,3 +24,5 @@ class IndexReport:
     redacted: Counter[str] = field(default_factory=Counter)
     older_copies: int = 0  # sessions left out: a newer copy was read or archived already
     replaced: list[str] = field(default_factory=list)  # sessions whose old version was kept
+    files_read: list[FileRead] = field(default_factory=list)  # each file read (not unchanged)
+    skipped_files: list[Rejection] = field(default_factory=list)  # passed over by name or shape
