@@ -1,30 +1,38 @@
 """Codex CLI rollouts: `${CODEX_HOME:-~/.codex}/sessions/YYYY/MM/DD/rollout-<time>-<uuid>.jsonl`,
 one session per file, and the same under `archived_sessions/`.
 
-Each line is `{timestamp, type, payload}` (codex-rs/protocol: `RolloutLine`, `RolloutItem`).
-Choices:
+Each line is `{timestamp, type, payload}` (codex-rs/protocol: `RolloutLine`, `RolloutItem`); each
+line is a record of the ledger (`line N`). Choices:
 
-- `session_meta` gives the id, the working folder and the start time. The project (the last part
-  of `cwd`) is the session's topic.
+- `session_meta` gives the id, the working folder and the start time (imported as the session's
+  metadata; a later one of the same id is merged into it, one of another id, the source of a
+  fork, is left out). The project (the last part of `cwd`) is the session's topic.
 - Messages come from `response_item` lines: `message` (user and assistant text; `developer`
   messages and the context Codex injects as user text, such as `<environment_context>` and
-  AGENTS.md instructions, are left out and counted), `function_call` / `custom_tool_call` /
+  AGENTS.md instructions, are left out), `function_call` / `custom_tool_call` /
   `local_shell_call` / `web_search_call` with their outputs, kept compactly like Claude Code's
   tools, and `reasoning`, left out unless asked for.
-- `event_msg` lines are the interface's copies of the same messages: counted, not imported
-  again. Only a file without any `response_item` message (older releases) takes its user and
-  agent messages from them.
-- `compacted` lines become the session summary (the last one); `thread_name_updated` events give
-  the title, else the first prompt does. `turn_context` lines and unknown types are counted.
+- The IDE extension (and the desktop app) send the user's turn as what they add
+  ("# Context from my IDE setup:" with open tabs and the selection, or "# Files mentioned by
+  the user:") followed by "## My request for Codex:" and what the user typed. The user's message
+  is only what follows the marker, as Codex itself reads it; what came before is counted as a
+  piece left out, and the title never comes from it.
+- `event_msg` lines are the interface's copies of the same messages: each is merged into the
+  message it repeats (one that repeats none is left out), never imported again. Only a file
+  without any `response_item` message (older releases) takes its user and agent messages from
+  them.
+- `compacted` lines become the session summary (the last one; an earlier one is merged into
+  it); `thread_name_updated` events give the title (the last one), else the first prompt does.
+  `turn_context` lines, other events and unknown types are left out with their reason.
 - Files from releases before the envelope (a first line `{id, timestamp, instructions}`, then
   bare response items and `{"record_type": "state"}` lines) are read the same way.
+- A message without an id of its own gets `l<line number>`: stable across re-imports.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +42,6 @@ from indexer.formats.common import (
     Transcript,
     block_texts,
     clip,
-    describe_skipped,
     folder_name,
     label,
     origin,
@@ -43,6 +50,7 @@ from indexer.formats.common import (
     tool_call_text,
     tool_result_text,
 )
+from indexer.formats.ledger import Ledger
 from models import InvalidSession
 
 __all__ = ["CHANNEL", "NAME", "default_paths", "is_candidate", "looks_like", "parse"]
@@ -57,9 +65,20 @@ TITLE_CHARS = 80
 _ENVELOPES = {"session_meta", "response_item", "event_msg", "turn_context", "compacted"}
 _ITEM_TYPES = {"message", "reasoning", "function_call", "function_call_output", "custom_tool_call",
                "custom_tool_call_output", "local_shell_call", "web_search_call"}
-# user-role text that Codex writes itself: the environment, AGENTS.md, turn-abort notices
-_INJECTED = ("<environment_context>", "<user_instructions>", "# AGENTS.md instructions",
-             "<INSTRUCTIONS>", "<turn_aborted>", "<user_shell_command>")
+# user-role text that Codex writes itself: the environment, AGENTS.md, turn-abort notices, a
+# skill's body, a sub-agent's report (the contextual user fragments of codex-rs/core)
+_INJECTED = ("<environment_context>", "<user_instructions>", "# agents.md instructions",
+             "<instructions>", "<turn_aborted>", "<user_shell_command>", "<skill>",
+             "<subagent_notification>")
+# Where the user's own words begin in a turn the IDE extension or the desktop app sent: Codex
+# keeps only what follows this marker as the thread's title and preview (USER_MESSAGE_BEGIN in
+# openai/codex codex-rs/protocol/src/protocol.rs @ 001cb8e233f250c7086c791c51390286c087faea;
+# strip_user_message_prefix in codex-rs/state/src/extract.rs @
+# 683d84088b6d45abd68c8573076f75d185d0edd2: the text after the first marker, trimmed). What comes
+# before it is the context the client added: "# Context from my IDE setup:" with the active file,
+# open tabs and selection (the VS Code extension), "# Files mentioned by the user:" (the app).
+USER_MESSAGE_BEGIN = "## My request for Codex:"
+_CLIENT_CONTEXT = "IDE context before the user's request"
 _UUID_AT_END = re.compile(r"([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$",
                           re.IGNORECASE)
 
@@ -80,20 +99,22 @@ def looks_like(item: Any) -> bool:
         return False
     if item.get("record_type") == "state":
         return True
-    return (item.get("type") in _ENVELOPES and isinstance(item.get("payload"), dict)
+    kind = item.get("type")
+    return (isinstance(kind, str) and kind in _ENVELOPES and isinstance(item.get("payload"), dict)
             and isinstance(item.get("timestamp"), str))
 
 
-def parse(path: Path, text: str, options: ImportOptions) -> list[Transcript]:
-    items, skipped = read_transcript_lines(text)
-    reader = _Reader(options, skipped)
+def parse(path: Path, text: str, options: ImportOptions, ledger: Ledger) -> list[Transcript]:
+    items = read_transcript_lines(text, ledger)
+    reader = _Reader(options, ledger)
     for number, item in items:
         reader.add(number, item)
     if not reader.recognized:
         raise InvalidSession("not a Codex rollout: no session_meta, response_item or event_msg lines")
     messages = reader.messages()
+    title, summary = reader.title(), reader.summary()
     if not messages:
-        raise NothingToImport(f"no conversation messages ({describe_skipped(skipped)})")
+        raise NothingToImport(f"no conversation messages ({ledger.describe()})")
     raw_id = reader.session_id or _file_uuid(path) or path.stem
     record: dict[str, Any] = {"sessionId": safe_session_id(ID_PREFIX, raw_id), "channel": CHANNEL,
                               "messages": messages,
@@ -103,54 +124,56 @@ def parse(path: Path, text: str, options: ImportOptions) -> list[Transcript]:
     project = folder_name(reader.cwd)
     if project:
         record["topics"] = [project]
-    if reader.summary:
-        record["summary"] = reader.summary
+    if summary:
+        record["summary"] = summary
     first_prompt = next((m["content"] for m in messages if m["role"] == "user"), None)
-    title = reader.title or (clip(first_prompt.split("\n", 1)[0], TITLE_CHARS)
-                             if first_prompt else None)
+    title = title or (clip(first_prompt.split("\n", 1)[0], TITLE_CHARS) if first_prompt else None)
     if title:
         record["title"] = title
-    return [Transcript.build(record, skipped)]
+    return [Transcript.build(record, ledger)]
 
 
 class _Reader:
-    """Turns the rollout's lines, in order, into messages."""
+    """Turns the rollout's lines, in order, into messages, giving each line its fate."""
 
-    def __init__(self, options: ImportOptions, skipped: Counter[str]) -> None:
+    def __init__(self, options: ImportOptions, ledger: Ledger) -> None:
         self.options = options
-        self.skipped = skipped
+        self.ledger = ledger
         self.recognized = 0
         self.session_id: str | None = None
+        self.meta_where: str | None = None
         self.cwd: str | None = None
         self.started: str | None = None
-        self.title: str | None = None
-        self.summary: str | None = None
+        self.titles: list[tuple[str, str]] = []  # thread name, where
+        self.summaries: list[tuple[str, str]] = []  # compaction summary, where
         self.entries: list[dict[str, Any]] = []
         self.events: list[dict[str, Any]] = []  # event_msg copies, used only without messages
         self.tool_names: dict[str, str] = {}
         self.has_messages = False
 
     def add(self, number: int, item: Any) -> None:
+        where = f"line {number}"
         if not isinstance(item, dict):
-            self.skipped["non-object line"] += 1
+            self.ledger.left_out(where, "non-object line")
             return
         kind, payload = item.get("type"), item.get("payload")
         time = item.get("timestamp")
         if "payload" not in item:  # a release before the envelope
             if item.get("record_type") == "state":
                 self.recognized += 1
-                self.skipped["state line"] += 1
+                self.ledger.left_out(where, "state line")
                 return
             if number == 1 and isinstance(item.get("id"), str) and "timestamp" in item:
                 kind, payload, time = "session_meta", item, item.get("timestamp")
-            elif kind in _ITEM_TYPES:
+            elif isinstance(kind, str) and kind in _ITEM_TYPES:
                 kind, payload = "response_item", item
-        if not isinstance(payload, dict) or kind not in _ENVELOPES:
-            self.skipped[f"unknown line type {label(kind)}" if kind else "line without type"] += 1
+        if not isinstance(payload, dict) or not isinstance(kind, str) or kind not in _ENVELOPES:
+            self.ledger.left_out(where, f"unknown line type {label(kind)}" if kind
+                                 else "line without type")
             return
         self.recognized += 1
         if kind == "session_meta":
-            self._meta(payload)
+            self._meta(payload, where)
         elif kind == "response_item":
             self._response(number, time, payload)
         elif kind == "event_msg":
@@ -158,17 +181,27 @@ class _Reader:
         elif kind == "compacted":
             message = payload.get("message")
             if isinstance(message, str) and message.strip():
-                self.summary = message.strip()
-            self.skipped["compaction"] += 1
+                self.summaries.append((message.strip(), where))
+            else:  # a remote compaction: the model's new context, no summary to read
+                self.ledger.left_out(where, "compaction without summary")
         else:
             cwd = payload.get("cwd")
             if self.cwd is None and isinstance(cwd, str) and cwd.strip():
                 self.cwd = cwd.strip()
-            self.skipped["turn context"] += 1
+            self.ledger.left_out(where, "turn context")
 
-    def _meta(self, payload: dict[str, Any]) -> None:
-        if self.session_id is None and isinstance(payload.get("id"), str):
-            self.session_id = payload["id"]
+    def _meta(self, payload: dict[str, Any], where: str) -> None:
+        own = payload.get("id") if isinstance(payload.get("id"), str) else None
+        if self.meta_where is not None:
+            if own is not None and self.session_id is not None and own != self.session_id:
+                # a forked rollout carries its source's metadata too (codex-rs/state extract.rs)
+                self.ledger.left_out(where, "metadata of another session (a fork's source)")
+            else:
+                self.ledger.merged(where, f"the session metadata on {self.meta_where}")
+            return
+        self.meta_where = where
+        self.ledger.imported(where, "session metadata")
+        self.session_id = own
         if isinstance(payload.get("cwd"), str) and payload["cwd"].strip():
             self.cwd = self.cwd or payload["cwd"].strip()
         if isinstance(payload.get("timestamp"), str):
@@ -176,6 +209,7 @@ class _Reader:
 
     def _response(self, number: int, time: Any, payload: dict[str, Any]) -> None:
         kind = payload.get("type")
+        where = f"line {number}"
         limit = self.options.tool_chars
         if kind == "message":
             self._message(number, time, payload)
@@ -185,7 +219,7 @@ class _Reader:
             if self.options.thinking and thought:
                 self._entry(number, time, "assistant", f"[thinking] {thought}", payload)
             else:
-                self.skipped["reasoning"] += 1
+                self.ledger.left_out(where, "reasoning")
         elif kind in ("function_call", "custom_tool_call"):
             name = payload.get("name")
             if isinstance(payload.get("call_id"), str) and isinstance(name, str):
@@ -204,66 +238,137 @@ class _Reader:
             self._entry(number, time, "assistant",
                         tool_call_text("shell", action.get("command"), limit), payload)
         elif kind == "web_search_call":
-            action = _dict(payload.get("action"))
-            query = action.get("query")
+            query = _dict(payload.get("action")).get("query")
             if isinstance(query, str) and query.strip():
                 self._entry(number, time, "assistant", f"[web search] {clip(query, limit)}",
                             payload)
             else:
-                self.skipped["web search without query"] += 1
+                self.ledger.left_out(where, "web search without query")
         else:
-            self.skipped[f"item type {label(kind)}"] += 1
+            self.ledger.left_out(where, f"item type {label(kind)}")
 
     def _message(self, number: int, time: Any, payload: dict[str, Any]) -> None:
+        where = f"line {number}"
         role = payload.get("role")
         if role not in ("user", "assistant"):
-            self.skipped[f"{label(role)} message"] += 1  # developer and system instructions
+            self.ledger.left_out(where, f"{label(role)} message")  # developer and system text
             return
         text = _content_text(payload.get("content"))
+        if role == "user":
+            words = _users_words(text)
+            if words is None and text.lower().startswith(_INJECTED):
+                self.ledger.left_out(where, "context Codex injected")
+                return
+            if words is not None:
+                text, context = words
+                if context:
+                    self.ledger.part_left_out(_CLIENT_CONTEXT)
         if not text:
-            self.skipped["message left empty"] += 1
-            return
-        if role == "user" and text.startswith(_INJECTED):
-            self.skipped["context Codex injected"] += 1
+            self.ledger.left_out(where, "message left empty")
             return
         self.has_messages = True
         self._entry(number, time, role, text, payload)
 
     def _event(self, number: int, time: Any, payload: dict[str, Any]) -> None:
         kind = payload.get("type")
-        if kind == "thread_name_updated" and isinstance(payload.get("thread_name"), str):
-            self.title = payload["thread_name"].strip() or self.title
+        where = f"line {number}"
+        name = payload.get("thread_name")
+        if kind == "thread_name_updated" and isinstance(name, str) and name.strip():
+            self.titles.append((name.strip(), where))
             return
         if kind in ("user_message", "agent_message") and isinstance(payload.get("message"), str):
             role = "user" if kind == "user_message" else "assistant"
-            self.events.append({"line": number, "id": f"l{number}", "role": role, "time": time,
-                                "content": payload["message"]})
-            return  # counted once messages() knows whether they are copies
-        self.skipped[f"event {label(kind)}"] += 1
+            self.events.append({"line": number, "where": where, "id": f"l{number}", "role": role,
+                                "time": time, "content": payload["message"]})
+            return  # its fate waits until messages() knows whether it is a copy
+        self.ledger.left_out(where, f"event {label(kind)}")
 
     def _entry(self, number: int, time: Any, role: str, text: str, payload: dict[str, Any]) -> None:
         if not text.strip():
-            self.skipped["message left empty"] += 1
+            self.ledger.left_out(f"line {number}", "message left empty")
             return
         own = payload.get("id")
-        self.entries.append({"line": number, "id": own if isinstance(own, str) and own else f"l{number}",
+        self.entries.append({"line": number, "where": f"line {number}",
+                             "id": own if isinstance(own, str) and own else f"l{number}",
                              "role": role, "time": time, "content": text})
 
     def messages(self) -> list[dict[str, Any]]:
         if self.has_messages:
             chosen = self.entries
-            if self.events:
-                self.skipped["event copying a message"] += len(self.events)
+            by_text: dict[tuple[str, str], list[int]] = {}
+            for entry in self.entries:
+                by_text.setdefault((entry["role"], entry["content"]), []).append(entry["line"])
+            for event in self.events:
+                self._copy(event, by_text)
         else:  # an older release that wrote only the interface's events
-            chosen = [e for e in self.events if e["content"].strip()] + self.entries
+            chosen = list(self.entries)
+            for event in self.events:
+                text = event["content"].strip()
+                words = _users_words(text) if event["role"] == "user" else None
+                if words is not None:
+                    text, context = words
+                    if context and text:
+                        self.ledger.part_left_out(_CLIENT_CONTEXT)
+                if text:
+                    chosen.append({**event, "content": text})
+                else:
+                    self.ledger.left_out(event["where"], "message left empty")
             chosen.sort(key=lambda e: e["line"])
         out = []
+        ids: set[str] = set()
         for entry in chosen:
-            message = {"id": entry["id"], "role": entry["role"], "content": entry["content"]}
-            if isinstance(entry["time"], str | int | float):
+            self.ledger.imported(entry["where"])
+            message_id = entry["id"] if entry["id"] not in ids else f"{entry['id']}-l{entry['line']}"
+            ids.add(message_id)
+            message = {"id": message_id, "role": entry["role"], "content": entry["content"]}
+            if isinstance(entry["time"], str | int | float) and not isinstance(entry["time"], bool):
                 message["time"] = entry["time"]
             out.append(message)
         return out
+
+    def _copy(self, event: dict[str, Any], by_text: dict[tuple[str, str], list[int]]) -> None:
+        """An event repeating a message: merged into the nearest message of its role with the
+        same text; one that repeats none is left out."""
+        text = event["content"].strip()
+        words = _users_words(text) if event["role"] == "user" else None
+        if words is not None:
+            text = words[0]
+        lines = by_text.get((event["role"], text))
+        if lines:
+            nearest = min(lines, key=lambda line: abs(line - event["line"]))
+            self.ledger.merged(event["where"], f"the message on line {nearest}")
+        else:
+            self.ledger.left_out(event["where"], "event copying a message")
+
+    def title(self) -> str | None:
+        """The newest thread name; the earlier ones it replaced are merged into it."""
+        if not self.titles:
+            return None
+        last, last_where = self.titles[-1]
+        for _, where in self.titles[:-1]:
+            self.ledger.merged(where, f"the later thread name on {last_where}")
+        self.ledger.imported(last_where, "the session's title")
+        return last
+
+    def summary(self) -> str | None:
+        """The newest compaction summary (it summarizes the earlier ones too)."""
+        if not self.summaries:
+            return None
+        last, last_where = self.summaries[-1]
+        for _, where in self.summaries[:-1]:
+            self.ledger.merged(where, f"the later compaction on {last_where}")
+        self.ledger.imported(last_where, "the session's summary")
+        return last
+
+
+def _users_words(text: str) -> tuple[str, bool] | None:
+    """What the user typed in a turn a client wrapped, and whether the client put context
+    before it: the text after "## My request for Codex:", as Codex reads it; None for a turn
+    without the marker."""
+    index = text.find(USER_MESSAGE_BEGIN)
+    if index < 0:
+        return None
+    return text[index + len(USER_MESSAGE_BEGIN):].strip(), bool(text[:index].strip())
 
 
 def _content_text(content: Any) -> str:

@@ -37,11 +37,11 @@ def is_json_lines(path: Path, text: str) -> bool:
     lines = _nonempty_lines(text)
     first, second = next(lines, None), next(lines, None)
     if first is None:
-        return path.suffix == ".jsonl"
+        return _jsonl_name(path)
     if second is None:  # one line: a single entry, or a minified document
         if first.startswith("["):
             return False  # a list (e.g. a ChatGPT export) is a document; skip parsing it twice
-        if path.suffix == ".jsonl":
+        if _jsonl_name(path):
             return True
         try:
             value = json.loads(first)
@@ -54,8 +54,14 @@ def is_json_lines(path: Path, text: str) -> bool:
         json.loads(first)
     except (json.JSONDecodeError, RecursionError):
         # "{" on its own line: a pretty-printed document, whatever the file is called
-        return path.suffix == ".jsonl" and not _parses(text)
+        return _jsonl_name(path) and not _parses(text)
     return True  # a complete value on the first line and more after it
+
+
+def _jsonl_name(path: Path) -> bool:
+    """Named like JSON lines: `.jsonl`, or an OpenClaw transcript renamed by a reset or a
+    deletion (`<id>.jsonl.reset.<time>`)."""
+    return path.suffix == ".jsonl" or openclaw.renamed_transcript(path) is not None
 
 
 def _parses(text: str) -> bool:

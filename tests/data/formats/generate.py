@@ -14,8 +14,8 @@ cursor/                 Cursor: the editor's state.vscdb (composers, bubbles out
                         inline form, a damaged database) and the CLI's agent transcripts
 cline/                  Cline, Roo Code and Kilo Code task folders, and a Cline CLI session
 opencode/               opencode.db (sessions, a child session, bad rows) and an older JSON tree
-copilot/                VS Code Copilot Chat (a whole-file chat, an operation log) and a Copilot
-                        CLI event log
+copilot/                VS Code Copilot Chat (a whole-file chat, an operation log, an exported
+                        chat) and the Copilot CLI (an event log, an older release's session)
 """
 
 from __future__ import annotations
@@ -324,10 +324,35 @@ def chatgpt() -> None:
                                   "parse_dates=['month'])\ndf.plot.bar(x='month', y='revenue')"}),
             node("p-3", "p-2", ["p-4"], "tool", None, 1766217615.0, name="python",
                  content={"content_type": "execution_output", "text": "<Axes: xlabel='month'>"}),
-            node("p-4", "p-3", [], "assistant",
+            node("p-4", "p-3", ["p-5"], "assistant",
                  "Here is the bar chart of monthly revenue; December is the strongest month.", 1766217620.0),
+            # a turn that is only a screenshot: the parts of a real export (a sediment:// pointer
+            # with its metadata, then an empty text part)
+            node("p-5", "p-4", ["p-6"], "user", None, 1766217700.0,
+                 content={"content_type": "multimodal_text", "parts": [
+                    {"content_type": "image_asset_pointer",
+                     "asset_pointer": "sediment://file_00000000a1b2c3d4e5f60718293a4b5c",
+                     "size_bytes": 61877, "width": 1024, "height": 640, "fovea": None,
+                     "metadata": {"dalle": None, "gizmo": None, "generation": None,
+                                  "container_pixel_height": None, "container_pixel_width": None,
+                                  "emu_omit_glimpse_image": None, "emu_patches_override": None,
+                                  "lpe_keep_patch_ijhw": None, "sanitized": True,
+                                  "asset_pointer_link": None, "watermarked_asset_pointer": None}},
+                    ""]},
+                 metadata={"attachments": [{"id": "file_00000000a1b2c3d4e5f60718293a4b5c",
+                                            "size": 61877, "name": "chart.png", "mime_type": "image/png",
+                                            "width": 1024, "height": 640, "source": "local"}]}),
+            node("p-6", "p-5", ["p-7"], "assistant",
+                 "The legend covers the November bar; pass legend=False to df.plot.bar.", 1766217710.0),
+            # a file attached without a word: the text part is empty, the file is in the metadata
+            node("p-7", "p-6", ["p-8"], "user", "", 1766217800.0,
+                 metadata={"attachments": [{"id": "file_00000000b2c3d4e5f6071829", "size": 20480,
+                                            "name": "sales-2025.pdf", "mime_type": "application/pdf",
+                                            "file_token_size": 5120, "source": "local"}]}),
+            node("p-8", "p-7", [], "assistant",
+                 "The PDF's totals match the CSV except for March (a refund of 312.50).", 1766217820.0),
         ]},
-        "current_node": "p-4", "conversation_id": "67650f00-1111-800a-8888-000000000002",
+        "current_node": "p-8", "conversation_id": "67650f00-1111-800a-8888-000000000002",
         "id": "67650f00-1111-800a-8888-000000000002",
     }
     empty = {
