@@ -1,19 +1,23 @@
 """The Cline importer (Cline, Roo Code, Kilo Code and the Cline CLI): detection by name and
-shape, what a task keeps and leaves out, times, metadata files, damage, default locations, and
-the real pipeline from the fixture folders to search results."""
+shape, what a task keeps and leaves out (the ledger of every stored message, the text the
+extension injects into the user's turn, screenshots sent without words), times, metadata files,
+damage, default locations, and the real pipeline from the fixture folders to search results."""
 
 from __future__ import annotations
 
 import json
 import os
 import shutil
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from indexer.formats import ImportOptions, NothingToImport, cline, detect_format
+from indexer.formats.common import Transcript
 from indexer.formats.importer import candidate_files, default_paths
+from indexer.formats.ledger import UNACCOUNTED, Ledger
 from indexer.formats.sources import RawSession, load_file, read_transcripts
 from models import InvalidSession, SearchRequest
 
@@ -30,11 +34,12 @@ XML = CLINE / "tasks" / "1767254400123" / HISTORY
 NATIVE = CLINE / "tasks" / "1772530000456" / HISTORY
 PLAIN = CLINE / "tasks" / "1770000000000" / HISTORY
 DAMAGED = CLINE / "tasks" / "1772600000789" / HISTORY
+FOCUS = CLINE / "tasks" / "1774000000321" / HISTORY
 ROO_TASK = ROO / "tasks" / "019cd80c-2300-71a2-8b3c-4d5e6f7a8b9c" / HISTORY
 KILO_TASK = KILO / "tasks" / "019ce0f3-ccc0-70f1-8e2d-3c4b5a697887" / HISTORY
 CLI_ID = "1773300000000_k3xqz"
 CLI = SESSIONS / CLI_ID / f"{CLI_ID}.messages.json"
-TRANSCRIPTS = [XML, NATIVE, PLAIN, ROO_TASK, KILO_TASK, CLI]
+TRANSCRIPTS = [XML, NATIVE, PLAIN, FOCUS, ROO_TASK, KILO_TASK, CLI]
 
 
 def record(path: Path, **options: Any) -> dict[str, Any]:
@@ -43,9 +48,18 @@ def record(path: Path, **options: Any) -> dict[str, Any]:
     return raws[0].record
 
 
+def read(path: Path, **options: Any) -> tuple[Transcript, Ledger]:
+    """A file's session and its ledger, which must account for every stored message."""
+    ledger = Ledger()
+    (transcript,) = read_transcripts(path, path.read_text("utf-8"), ImportOptions(**options),
+                                     ledger) or []
+    totals = ledger.totals()
+    assert totals.adds_up() and UNACCOUNTED not in totals.left_out, totals
+    return transcript, ledger
+
+
 def skipped(path: Path) -> dict[str, int]:
-    (transcript,) = read_transcripts(path, path.read_text("utf-8"), ImportOptions()) or []
-    return transcript.skipped
+    return read(path)[0].skipped
 
 
 def contents(r: dict[str, Any]) -> list[str]:
@@ -84,7 +98,8 @@ def _json_or_none(path: Path) -> Any:
 
 
 def test_other_formats_documents_are_not_claimed() -> None:
-    others = [p for p in DATA.rglob("*.json") if ROOT not in p.parents]
+    real = DATA / "real" / "cline"  # the agents' own transcripts, gathered as samples
+    others = [p for p in DATA.rglob("*.json") if ROOT not in p.parents and real not in p.parents]
     assert len(others) > 10
     for path in others:
         value = _json_or_none(path)
@@ -147,10 +162,50 @@ def test_times_come_from_ui_messages_when_messages_have_none() -> None:
 
 
 def test_left_out_parts_are_counted() -> None:
-    assert skipped(XML) == {"context the extension added": 2, "environment details": 6,
-                            "thinking": 1}
-    assert skipped(NATIVE) == {"block type x_citation": 1, "context the extension added": 1,
-                               "environment details": 5, "thinking": 1}
+    assert skipped(XML) == {"context the extension added": 1, "environment details": 6,
+                            "feedback wrapper": 1, "thinking": 1}
+    assert skipped(NATIVE) == {"block type x_citation": 1, "environment details": 5,
+                               "feedback wrapper": 1, "thinking": 1}
+
+
+@pytest.mark.parametrize("path", TRANSCRIPTS, ids=lambda p: p.parent.name)
+def test_every_stored_message_has_one_fate(path: Path) -> None:
+    transcript, ledger = read(path)
+    value = json.loads(path.read_text("utf-8"))
+    stored = value["messages"] if isinstance(value, dict) else value
+    assert [f.where for f in ledger.fates()] == [f"messages[{n}]" for n in range(len(stored))]
+    # the pieces of kept messages and the messages left out are what the session says it skipped
+    totals = ledger.totals()
+    assert transcript.skipped == {k: totals.left_out.get(k, 0) + totals.parts_left_out.get(k, 0)
+                                  for k in {*totals.left_out, *totals.parts_left_out}}
+
+
+def test_a_task_with_the_focus_chain_on() -> None:
+    transcript, ledger = read(FOCUS)
+    r = transcript.record
+    said = {m["id"]: m["content"] for m in r["messages"]}
+    # the reminders Cline appends after the user's words are not the user's
+    assert said["m0"] == "csvtool drops empty lines from the input; keep them"
+    # the feedback wrapper, a block of its own in the tool result, is left out: the feedback
+    # itself is the user's turn
+    assert said["m2"] == "Also the trailing one, codename kestrel"
+    assert not any("task_progress" in c or "TODO LIST" in c or "has provided feedback" in c
+                   for c in said.values())
+    # a turn with nothing of the user's in it: the error notice, a reminder, the environment
+    assert "m4" not in said
+    assert ledger.fate("messages[4]").reason == "injected by the extension"
+    assert transcript.skipped == {"context the extension added": 1, "environment details": 5,
+                                  "feedback wrapper": 1, "injected by the extension": 1,
+                                  "task progress reminder": 2}
+
+
+def test_screenshots_sent_without_words_are_user_turns() -> None:
+    r = record(FOCUS)
+    said = {m["id"]: (m["role"], m["content"]) for m in r["messages"]}
+    assert said["m6"] == ("user", "[image]")  # an answer that is a screenshot alone
+    assert said["m8"] == ("user", "[image]")  # feedback on a completion, a screenshot alone
+    assert said["m10"] == ("user", "[image]\n[image]")  # a turn of screenshots alone
+    assert "m6-results" not in said and "m8-results" not in said  # not the tool's output
 
 
 def test_a_task_with_native_tool_calls() -> None:
@@ -219,6 +274,9 @@ def test_a_roo_code_task() -> None:
     assert skipped(ROO_TASK) == {"block type thoughtSignature": 1,
                                  "context the extension added": 1, "environment details": 4,
                                  "thinking": 2, "truncation marker": 1}
+    ledger = read(ROO_TASK)[1]
+    assert ledger.fate("messages[3]").reason == "thinking"
+    assert ledger.fate("messages[7]").reason == "truncation marker"
     thoughts = contents(record(ROO_TASK, thinking=True))
     assert "[thinking] Plan: add --json to the list subparser." in thoughts
 
@@ -263,6 +321,27 @@ def test_a_cline_cli_session() -> None:
     assert skipped(CLI) == {"compaction notice": 1, "mode notice": 1, "thinking": 1}
 
 
+def test_a_cli_message_the_sdk_inserted_is_left_out(tmp_path: Path) -> None:
+    # user-role messages the SDK marks as its own (sdk/packages/core/src/session/
+    # user-run-messages.ts SYNTHETIC_USER_MESSAGE_KINDS) and its approval continuation
+    value = json.loads(CLI.read_text("utf-8"))
+    value["messages"] += [
+        {"id": "msg_r1", "role": "user", "metadata": {"kind": "completion_reminder"},
+         "content": [{"type": "text", "text": "[SYSTEM] This run is not complete until you call "
+                                              "one of these terminal completion tools: "
+                                              "submit_and_exit."}]},
+        {"id": "msg_r2", "role": "user", "content": "The user approved switching to act mode. "
+                                                    "Continue with the approved plan now."}]
+    path = tmp_path / "sessions" / CLI_ID / CLI.name
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(value), "utf-8")
+    transcript, ledger = read(path)
+    assert not any(m["id"] in ("msg_r1", "msg_r2") for m in transcript.record["messages"])
+    n = len(value["messages"])
+    assert [ledger.fate(f"messages[{i}]").reason for i in (n - 2, n - 1)] == [
+        "injected by the extension", "injected by the extension"]
+
+
 def test_a_cli_session_without_its_manifest_or_times(tmp_path: Path) -> None:
     value = json.loads(CLI.read_text("utf-8"))
     for message in value["messages"]:
@@ -292,14 +371,57 @@ def test_damaged_empty_and_foreign_files(tmp_path: Path) -> None:
     with pytest.raises(NothingToImport, match="no conversation messages"):
         read_transcripts(path, "[]", ImportOptions())
     broken = [1, {"role": "user", "content": 7}, {"role": "user", "content": "<task>\nhi\n</task>"},
-              {"role": "tool", "content": "x"}]
-    path.write_text(json.dumps(broken), "utf-8")
-    (transcript,) = read_transcripts(path, path.read_text("utf-8"), ImportOptions()) or []
-    assert [m["content"] for m in transcript.record["messages"]] == ["hi"]
-    assert transcript.skipped == {"unreadable message": 2, "tool message": 1}
+              {"role": "tool", "content": "x"},
+              {"role": "assistant", "ts": "Infinity", "content": [
+                  3, {"type": "tool_use", "id": 4, "name": None, "input": [1]},
+                  {"type": "text", "text": None}]},
+              {"role": "user", "content": [{"type": "tool_result", "tool_use_id": [1],
+                                            "content": {"nested": True}}, None]},
+              {"role": ["user"], "content": []}]
+    path.write_text(json.dumps(broken).replace('"Infinity"', "Infinity"), "utf-8")
+    transcript, _ = read(path)  # every message accounted for, Infinity and all
+    assert [m["content"] for m in transcript.record["messages"]] == [
+        "hi", "[tool: tool] [1]", '[tool result] {"nested": true}']
+    assert transcript.skipped == {"unreadable message": 2, "tool message": 1,
+                                  "(list) message": 1, "unreadable block": 3}
     archive = DATA / "sessions" / "2026-03" / "t-zh-upgrade.json"
     with pytest.raises(InvalidSession, match="not a Cline task"):
         load_file(archive, archive.read_bytes(), 10_000_000, ImportOptions(format="cline"))
+
+
+REAL = DATA / "real" / "cline"  # the agents' own transcripts, with their hand counts
+
+
+def real_samples() -> list[dict[str, Any]]:
+    manifest = REAL / "MANIFEST.json"
+    if not manifest.exists():
+        pytest.skip("no real Cline samples gathered")
+    return list(json.loads(manifest.read_text("utf-8"))["samples"])
+
+
+def test_the_real_samples_match_their_hand_counts() -> None:
+    for sample in real_samples():
+        path = REAL / sample["file"]
+        transcript, ledger = read(path)
+        counts = sample["hand_count"]
+        messages = transcript.record["messages"]
+        assert (ledger.totals().records, len(messages)) == (counts["records"],
+                                                             counts["messages"]), sample["file"]
+        assert Counter(m["role"] for m in messages) == Counter(counts["by_role"])
+        assert ledger.totals().left_out == sample["left_out"]
+
+
+def test_tool_results_the_cli_stored_as_objects_keep_their_output() -> None:
+    # the real CLI session: read_files and run_commands results are lists of {query, result,
+    # success} objects, not text blocks
+    (sample,) = real_samples()
+    said = {m["id"]: m["content"] for m in read(REAL / sample["file"])[0].record["messages"]}
+    result = said["msg_nyEn51IG_tool_toolu_019n9oXmedUvxzMqpZ7JtjDk_tool_toolu_019n9oXmedUvxzMq"
+                  "pZ7JtjDk_tool_toolu_019n9oXmedUvxzMqpZ7JtjDk_tool_toolu_019n9oXmedUvxzMqpZ7J"
+                  "tjDk-results"]
+    assert result.startswith('[tool result: read_files] {"query": "/Users/example/dev/cline/'
+                             'apps/examples/desktop-app/webview/components/agent-sidebar.tsx:'
+                             '462-480", "result": "462 |')
 
 
 def test_default_paths_cover_editors_platforms_and_the_cli(tmp_path: Path) -> None:
@@ -333,7 +455,7 @@ def test_the_fixtures_are_where_the_defaults_look() -> None:
     found = [p for p in roots if p.exists()]
     assert found == [CLINE / "tasks", ROO / "tasks", KILO / "tasks", SESSIONS]
     files = candidate_files("cline", found)
-    assert sorted(files) == sorted([XML, NATIVE, PLAIN, DAMAGED, ROO_TASK, KILO_TASK, CLI])
+    assert sorted(files) == sorted([XML, NATIVE, PLAIN, DAMAGED, FOCUS, ROO_TASK, KILO_TASK, CLI])
 
 
 def test_resume_hints_by_agent() -> None:
@@ -349,14 +471,18 @@ def test_indexed_tasks_are_searchable_and_reimport_skips_them(tmp_path: Path) ->
                tmp_path / "cline" / "home" / ".cline" / "data" / "sessions"]
     service = make_service(tmp_path / "home")
     report = service.index(sources)
-    assert report.indexed == 6
+    assert report.indexed == 7
     assert [Path(r.path).parent.name for r in report.rejected] == ["1772600000789"]  # damaged
     hits = service.search(SearchRequest(query="quokka flag", mode="keyword")).results
     assert hits[0].session_id == "cline-1767254400123"
     hits = service.search(SearchRequest(query="codename heron", mode="keyword")).results
     assert hits[0].session_id == "cline-019ce0f3-ccc0-70f1-8e2d-3c4b5a697887"
-    # the environment details were left out: their time zone is nowhere
+    hits = service.search(SearchRequest(query="codename kestrel", mode="keyword")).results
+    assert hits[0].session_id == "cline-1774000000321"
+    # the environment details were left out: their time zone is nowhere; nor are the reminders
     assert not service.search(SearchRequest(query="Zurich", mode="keyword")).results
+    assert not service.search(SearchRequest(query="comprehensive checklist",
+                                            mode="keyword")).results
     again = service.index(sources)
     # every file but the damaged one: the tasks, and the metadata with nothing to import
     assert (again.indexed, again.unchanged) == (0, again.files - 1)

@@ -13,12 +13,14 @@ them and the metadata beside them apart, and builds the session record. Choices:
 - The task folder's other files (ui_messages.json, task_metadata.json, context_history.json, ...),
   the task lists, a CLI session's manifest and compaction state, and a sub-agent's messages are
   recognized and have nothing to import.
+- Every stored message is a record of the file's ledger (`messages[N]`, indexer/formats/
+  ledger.py): imported, or left out with its reason; what is left out of a kept message (the
+  environment details, thinking, the extension's wording) is counted as pieces.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -28,11 +30,11 @@ from indexer.formats.common import (
     NothingToImport,
     Transcript,
     clip,
-    describe_skipped,
     folder_name,
     origin,
     safe_session_id,
 )
+from indexer.formats.ledger import Ledger
 from models import InvalidSession, parse_time
 
 __all__ = ["CHANNEL", "NAME", "RESUME", "RESUMES", "default_paths", "is_candidate",
@@ -79,19 +81,19 @@ def looks_like_document(value: Any, path: Path) -> bool:
     return path.name.endswith(".messages.json") and cline_cli.is_session(value)
 
 
-def parse_value(path: Path, value: Any, options: ImportOptions) -> list[Transcript]:
+def parse_value(path: Path, value: Any, options: ImportOptions,
+                ledger: Ledger) -> list[Transcript]:
     described = _metadata(value, path)
     if described:
         raise NothingToImport(f"{described}: metadata, not a transcript")
-    skipped: Counter[str] = Counter()
     if cline_cli.is_session(value):
-        cli = cline_cli.read_session(path, value, options, skipped)
+        cli = cline_cli.read_session(path, value, options, ledger)
         return [_transcript(path, cli.session_id, CLI_AGENT, cli.cwd, cli.started, cli.title,
-                            cli.messages, skipped)]
+                            cli.messages, ledger)]
     if cline_tasks.is_history(value) or (value == [] and path.name in cline_tasks.HISTORY_FILES):
-        task = cline_tasks.read_task(path, value, options, skipped)
+        task = cline_tasks.read_task(path, value, options, ledger)
         transcript = _transcript(path, task.task_id, task.agent, task.cwd, task.started,
-                                 task.title, task.messages, skipped)
+                                 task.title, task.messages, ledger)
         if task.latest_ms is None:
             return [transcript]
         return [dataclasses.replace(transcript, last_activity=parse_time(task.latest_ms))]
@@ -107,9 +109,9 @@ def _metadata(value: Any, path: Path) -> str | None:
 
 def _transcript(path: Path, raw_id: str, agent: str, cwd: str | None, start: str | None,
                 title: str | None, messages: list[dict[str, Any]],
-                skipped: Counter[str]) -> Transcript:
+                ledger: Ledger) -> Transcript:
     if not messages:
-        raise NothingToImport(f"no conversation messages ({describe_skipped(skipped)})")
+        raise NothingToImport(f"no conversation messages ({ledger.describe()})")
     record: dict[str, Any] = {"sessionId": safe_session_id(ID_PREFIX, raw_id), "channel": CHANNEL,
                               "messages": messages, "origin": origin(agent, raw_id, cwd, path)}
     if start:
@@ -121,4 +123,4 @@ def _transcript(path: Path, raw_id: str, agent: str, cwd: str | None, start: str
     title = title or first_prompt
     if title:
         record["title"] = clip(title.strip().split("\n", 1)[0], TITLE_CHARS)
-    return Transcript.build(record, skipped)
+    return Transcript.build(record, ledger)

@@ -11,16 +11,19 @@ messages}`. Choices:
   with a time, else the file's `updated_at`, else the file's time.
 - The manifest, the compaction state and a sub-agent's messages are recognized and have nothing
   to import: the lead session holds the sub-agent's task and its result.
+- Each message is a record of the ledger (`messages[N]`); a user-role message the SDK inserted
+  on its own (`metadata.kind`: a completion reminder, a recovery notice, ...) is left out as
+  injected.
 """
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from indexer.formats.cline_content import (
+    INJECTED,
     Renderer,
     epoch_ms,
     first_text,
@@ -28,10 +31,18 @@ from indexer.formats.cline_content import (
     read_json,
 )
 from indexer.formats.common import ImportOptions, NothingToImport, label
+from indexer.formats.ledger import Ledger
 from models import parse_time
 
 __all__ = ["CliSession", "default_roots", "is_messages_file", "is_session", "metadata",
            "read_session"]
+
+# user-role messages the SDK inserts itself (`metadata.kind`), which hold none of the user's words
+# (cline/cline sdk/packages/core/src/session/user-run-messages.ts SYNTHETIC_USER_MESSAGE_KINDS,
+# commit 21cb8d2525bc); a `compaction` message keeps the user's folded turns and is read
+_SYNTHETIC = {"auto_compaction", "compaction_budget_emergency", "completion_reminder",
+              "loop_detection_notice", "manual_compaction", "mistake_stop_notice",
+              "recovery_notice"}
 
 
 @dataclass
@@ -81,21 +92,27 @@ def metadata(value: Any, path: Path) -> str | None:
 
 
 def read_session(path: Path, value: dict[str, Any], options: ImportOptions,
-                 skipped: Counter[str]) -> CliSession:
+                 ledger: Ledger) -> CliSession:
+    """The session of a messages file; each message is a record of `ledger` (`messages[N]`)."""
+    messages = value["messages"]
     if value.get("agent") not in (None, "lead"):
+        for index in range(len(messages)):
+            ledger.left_out(f"messages[{index}]", "a sub-agent's message")
         raise NothingToImport(f"a {label(value.get('agent'))}'s messages: the lead session holds "
                               "its task and its result")
     raw_id = value["sessionId"]
     manifest = _dict(read_json(path.parent / f"{raw_id}.json"))
     meta = _dict(manifest.get("metadata"))
-    renderer = Renderer(options, skipped)
-    for index, message in enumerate(value["messages"]):
-        if not isinstance(message, dict):
-            skipped["unreadable message"] += 1
+    renderer = Renderer(options, ledger)
+    for index, message in enumerate(messages):
+        where = f"messages[{index}]"
+        kind = _dict(_dict(message).get("metadata")).get("kind")
+        if isinstance(kind, str) and kind in _SYNTHETIC:
+            ledger.left_out(where, INJECTED)
             continue
-        own = message.get("id")
-        renderer.add(own if isinstance(own, str) and own else f"m{index}", message,
-                     parse_time(epoch_ms(message.get("ts"))))
+        own = _dict(message).get("id")
+        renderer.add(where, own if isinstance(own, str) and own else f"m{index}", message,
+                     parse_time(epoch_ms(_dict(message).get("ts"))))
     cwd = first_text(manifest, "cwd", "workspace_root") or renderer.cwd
     first = next((m["time"] for m in renderer.out if "time" in m), None)
     start = (parse_time(manifest.get("started_at")) or first

@@ -22,7 +22,6 @@ from __future__ import annotations
 import bisect
 import dataclasses
 import re
-from collections import Counter
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -36,6 +35,7 @@ from indexer.formats.cline_content import (
 )
 from indexer.formats.common import ImportOptions
 from indexer.formats.editors import user_dirs
+from indexer.formats.ledger import Ledger
 from models import parse_time
 
 __all__ = ["EXTENSIONS", "HISTORY_FILES", "Task", "default_roots", "is_history",
@@ -104,21 +104,20 @@ def metadata(value: Any, path: Path) -> str | None:
     return None
 
 
-def read_task(path: Path, history: list[Any], options: ImportOptions,
-              skipped: Counter[str]) -> Task:
+def read_task(path: Path, history: list[Any], options: ImportOptions, ledger: Ledger) -> Task:
+    """The task of a history file; each stored message is a record of `ledger` (`messages[N]`),
+    its id `m<N>` (stored messages have none of their own)."""
     task_id = path.parent.name
     info = _task_info(path, task_id)
     ui = None if all(isinstance(m, dict) and epoch_ms(m.get("ts")) for m in history) \
         else _ui_times(path)
-    renderer = Renderer(options, skipped)
+    renderer = Renderer(options, ledger)
     stamps = [t for t in (ui.first if ui else None, _id_time(task_id)) if t]
     for index, message in enumerate(history):
-        if not isinstance(message, dict):
-            skipped["unreadable message"] += 1
-            continue
-        stamp = epoch_ms(message.get("ts")) or (ui.at(index) if ui else None)
+        stamp = None if not isinstance(message, dict) \
+            else epoch_ms(message.get("ts")) or (ui.at(index) if ui else None)
         stamps += [stamp] if stamp else []
-        renderer.add(f"m{index}", message, parse_time(stamp))
+        renderer.add(f"messages[{index}]", f"m{index}", message, parse_time(stamp))
     start = parse_time(min(stamps)) if stamps else modified_time(path)
     if renderer.out and "time" not in renderer.out[0] and start:
         renderer.out[0]["time"] = start  # the task's start; later messages without one get none

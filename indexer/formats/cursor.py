@@ -14,14 +14,14 @@ builds the session records and says why a database has nothing to import. Choice
   for `recall resume`: `cursor` (the CLI: `agent --resume <id>`) and `cursor-editor` (the editor
   reopens a chat from its chat history, not by a command).
 - What a database leaves out (composers and tabs without a prompt, sub-agents', unreadable rows)
-  is logged as counts, never its content.
+  is logged as counts, never its content; every record's fate is in the file's ledger
+  (indexer/formats/ledger.py), each composer's and tab's records also in its session's own.
 """
 
 from __future__ import annotations
 
 import logging
 import sqlite3
-from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -31,11 +31,11 @@ from indexer.formats.common import (
     NothingToImport,
     Transcript,
     clip,
-    describe_skipped,
     folder_name,
     origin,
     safe_session_id,
 )
+from indexer.formats.ledger import Ledger
 from models import InvalidSession
 
 __all__ = ["CHANNEL", "EDITOR_AGENT", "ID_PREFIX", "NAME", "RESUME", "RESUMES", "default_paths",
@@ -78,36 +78,48 @@ def looks_like_database(tables: set[str]) -> bool:
     return "cursorDiskKV" in tables
 
 
-def parse(path: Path, text: str, options: ImportOptions) -> list[Transcript]:
-    chat = cursor_cli.read_transcript(path, text, options)
+def holds_composers(connection: sqlite3.Connection, tables: set[str]) -> bool:
+    """A workspace database of Cursor with no `cursorDiskKV`, whose `ItemTable` lists its
+    composers (`composer.composerData`, a key only Cursor writes): told apart from the same
+    file of another VS Code-family editor by that key, not by its tables."""
+    if "ItemTable" not in tables:
+        return False
+    found = connection.execute("SELECT 1 FROM ItemTable WHERE key = 'composer.composerData' "
+                               "LIMIT 1").fetchone()
+    return found is not None
+
+
+def parse(path: Path, text: str, options: ImportOptions, ledger: Ledger) -> list[Transcript]:
+    chat = cursor_cli.read_transcript(path, text, options, ledger)
     return [_transcript(path, NAME, f"transcript-{chat.chat_id}", chat.chat_id, chat.cwd, None,
-                        None, chat.messages, chat.skipped)]
+                        None, chat.messages, ledger)]
 
 
-def parse_database(path: Path, connection: sqlite3.Connection,
-                   options: ImportOptions) -> list[Transcript]:
-    database = cursor_editor.StateDatabase(path, connection, options)
+def parse_database(path: Path, connection: sqlite3.Connection, options: ImportOptions,
+                   ledger: Ledger) -> list[Transcript]:
+    database = cursor_editor.StateDatabase(path, connection, options, ledger)
     if not database.kv and not database.items:
         raise InvalidSession("not a Cursor database: no cursorDiskKV or ItemTable key-value table")
     transcripts = [_transcript(path, EDITOR_AGENT, chat.chat_id, chat.chat_id, chat.cwd,
-                               chat.title, chat.day, chat.messages, chat.skipped)
-                   for chat in database.composers() + database.chat_tabs()]
-    if database.dropped:  # counts only: the dropped rows' content is never logged
-        log.info("%s: left out %s", path, describe_skipped(database.dropped))
+                               chat.title, chat.day, chat.messages, chat.ledger)
+                   for chat in database.chats()]
+    left_out = ledger.left_out_reasons()
+    if left_out:  # counts only: what was left out is never logged
+        log.info("%s: left out %s", path, ledger.describe())
     if transcripts:
         return transcripts
-    listed = database.workspace_composers()
-    if listed:
-        raise NothingToImport(f"a Cursor workspace's state: the {listed} composer(s) it lists "
-                              "keep their conversations in globalStorage/state.vscdb")
-    if database.dropped:
-        raise NothingToImport(f"no Cursor conversations ({describe_skipped(database.dropped)})")
+    if database.listed_only and set(left_out) == {cursor_editor.LISTED_ONLY}:
+        raise NothingToImport(f"a Cursor workspace's state: the {database.listed_only} "
+                              "composer(s) it lists keep their conversations in "
+                              "globalStorage/state.vscdb")
+    if left_out:
+        raise NothingToImport(f"no Cursor conversations ({ledger.describe()})")
     raise NothingToImport("no Cursor composers or chats in this database")
 
 
 def _transcript(path: Path, agent: str, raw_id: str, chat_id: str, cwd: str | None,
                 title: str | None, day: str | None, messages: list[dict[str, Any]],
-                skipped: Counter[str]) -> Transcript:
+                ledger: Ledger) -> Transcript:
     record: dict[str, Any] = {"sessionId": safe_session_id(ID_PREFIX, raw_id), "channel": CHANNEL,
                               "messages": messages, "origin": origin(agent, chat_id, cwd, path)}
     project = folder_name(cwd)
@@ -119,4 +131,4 @@ def _transcript(path: Path, agent: str, raw_id: str, chat_id: str, cwd: str | No
         record["title"] = title
     if day:
         record["date"] = day
-    return Transcript.build(record, skipped)
+    return Transcript.build(record, ledger)

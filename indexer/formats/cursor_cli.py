@@ -8,12 +8,14 @@ Cursor is closed source: the layout is the one open-source readers of these file
 
 - Lines are `{role, message: {content: [blocks]}}` without times: every message takes the file's
   modification time (a line's own `timestamp`, should one appear). The prompt is the text inside
-  `<user_query>`; a `tool_use` block becomes `[tool: name] args` in the assistant message and a
-  `tool_result` a `tool` message, both cut to `tool_chars`; thinking is kept only with
-  --thinking.
+  `<user_query>`; the `[REDACTED]` Cursor writes in a reply where its reasoning was is left out;
+  a `tool_use` block becomes `[tool: name] args` in the assistant message and a `tool_result` a
+  `tool` message, both cut to `tool_chars`; thinking is kept only with --thinking.
 - The chat's id is the file's name. The project is the transcript folder's name (the working
   folder with `/` and `.` as `-`), decoded against the folders that exist.
 - Sub-agents' transcripts (`<id>/subagents/`) are left out like Claude Code's.
+- Each line is a record of the ledger (`line N`): imported, or left out with its reason; what a
+  kept line leaves out (thinking, the context around `<user_query>`) is counted as pieces.
 """
 
 from __future__ import annotations
@@ -29,18 +31,26 @@ from typing import Any
 from indexer.formats.common import (
     ImportOptions,
     NothingToImport,
-    describe_skipped,
     label,
     read_transcript_lines,
     tool_call_text,
     tool_result_text,
 )
+from indexer.formats.ledger import Ledger
 from models import InvalidSession, parse_time
 
 __all__ = ["AgentTranscript", "default_roots", "is_transcript", "looks_like_line", "project_folder",
            "read_transcript", "tool_output"]
 
 _QUERY = re.compile(r"<user_query>(.*?)</user_query>", re.DOTALL)
+THINKING = "thinking"
+# what Cursor writes in a reply's text where its reasoning was, alone or after the text: not the
+# assistant's words. On every assistant line of the real transcript in tests/data/real/cursor
+# (git-ai-project/git-ai tests/fixtures/cursor-session-simple.jsonl at e8ac35b29c18), and
+# described as Cursor's own marker by another reader of these files (hippo's Cursor ingestion
+# design, "A trailing bare `[REDACTED]` marker is stripped").
+_HIDDEN = "[REDACTED]"
+HIDDEN_REASONING = "hidden reasoning ([REDACTED])"
 
 
 @dataclass
@@ -50,7 +60,6 @@ class AgentTranscript:
     chat_id: str  # the CLI's own id for the chat: the file's name
     cwd: str | None
     messages: list[dict[str, Any]]
-    skipped: Counter[str]
 
 
 def default_roots(home: Path, env: dict[str, str]) -> list[Path]:
@@ -73,28 +82,35 @@ def looks_like_line(item: Any) -> bool:
             and not {"type", "content", "uuid", "sessionId"} & item.keys())
 
 
-def read_transcript(path: Path, text: str, options: ImportOptions) -> AgentTranscript:
+def read_transcript(path: Path, text: str, options: ImportOptions,
+                    ledger: Ledger) -> AgentTranscript:
+    """The chat of a transcript; each line is a record of `ledger` (`line N`), its messages'
+    ids `l<N>` (lines have none of their own)."""
+    items = read_transcript_lines(text, ledger)
     if path.parent.name == "subagents":
+        for number, _ in items:
+            ledger.left_out(f"line {number}", "a sub-agent's transcript")
         raise NothingToImport("a Cursor sub-agent's transcript: its parent's holds the task and "
                               "its result")
-    items, skipped = read_transcript_lines(text)
     time = _modified(path)
     messages: list[dict[str, Any]] = []
     tools: dict[str, str] = {}  # tool_use id -> name, for the results that follow
     recognized = 0
     for number, item in items:
+        where = f"line {number}"
         if not isinstance(item, dict):
-            skipped["non-object line"] += 1
+            ledger.left_out(where, "non-object line")
             continue
         role, message = item.get("role"), item.get("message")
         if not isinstance(role, str) or not isinstance(message, dict):
-            skipped["unknown line"] += 1
+            ledger.left_out(where, "unknown line")
             continue
         recognized += 1
         if role not in ("user", "assistant"):
-            skipped[f"{label(role)} line"] += 1
+            ledger.left_out(where, f"{label(role)} line")
             continue
-        texts, results = _blocks(role, message.get("content"), tools, options, skipped)
+        pieces: Counter[str] = Counter()
+        texts, results = _blocks(role, message.get("content"), tools, options, pieces)
         base = {"role": role, "time": parse_time(item.get("timestamp")) or time}
         content = "\n".join(texts)
         if content:
@@ -102,32 +118,48 @@ def read_transcript(path: Path, text: str, options: ImportOptions) -> AgentTrans
         if results:
             messages.append({"id": f"l{number}-results", **base, "role": "tool",
                              "content": "\n".join(results)})
-        if not content and not results:
-            skipped["message left empty"] += 1
+        if content or results:
+            ledger.imported(where)
+            for piece, count in pieces.items():
+                ledger.part_left_out(piece, count)
+        elif set(pieces) == {THINKING}:
+            ledger.left_out(where, THINKING)
+        else:
+            ledger.left_out(where, "message left empty")
+            for piece, count in pieces.items():
+                ledger.part_left_out(piece, count)
     if not recognized:
         raise InvalidSession("not a Cursor agent transcript: no {role, message} lines")
     if not messages:
-        raise NothingToImport(f"no conversation messages ({describe_skipped(skipped)})")
-    return AgentTranscript(path.stem, _transcript_folder(path), messages, skipped)
+        raise NothingToImport(f"no conversation messages ({ledger.describe()})")
+    return AgentTranscript(path.stem, _transcript_folder(path), messages)
 
 
 def _blocks(role: str, content: Any, tools: dict[str, str], options: ImportOptions,
-            skipped: Counter[str]) -> tuple[list[str], list[str]]:
-    """A line's text (the prompt, or the reply with its tool calls) and its tool results."""
+            pieces: Counter[str]) -> tuple[list[str], list[str]]:
+    """A line's text (the prompt, or the reply with its tool calls) and its tool results; what
+    is left out of it goes to `pieces`."""
     limit = options.tool_chars
     texts: list[str] = []
     results: list[str] = []
-    for raw in [content] if isinstance(content, str) else content or []:
-        block = {"type": "text", "text": raw} if isinstance(raw, str) else _dict(raw)
+    blocks = [content] if isinstance(content, str) else content if isinstance(content, list) \
+        else []
+    if not isinstance(content, str | list) and content is not None:
+        pieces["unreadable content"] += 1
+    for raw in blocks:
+        if not isinstance(raw, str | dict):
+            pieces["unreadable block"] += 1
+            continue
+        block = {"type": "text", "text": raw} if isinstance(raw, str) else raw
         kind, body = block.get("type"), block.get("text")
         if kind == "text" and isinstance(body, str):
-            texts.append(_prompt(body) if role == "user" else body.strip())
+            texts.append(_prompt(body, pieces) if role == "user" else _reply(body, pieces))
         elif kind == "thinking" and role == "assistant":
             thought = block.get("thinking") or body
             if options.thinking and isinstance(thought, str) and thought.strip():
                 texts.append(f"[thinking] {thought.strip()}")
             else:
-                skipped["thinking"] += 1
+                pieces[THINKING] += 1
         elif kind == "tool_use" and role == "assistant":
             name, call_id = block.get("name"), block.get("id")
             if isinstance(call_id, str) and isinstance(name, str):
@@ -141,7 +173,7 @@ def _blocks(role: str, content: Any, tools: dict[str, str], options: ImportOptio
         elif kind == "image":
             texts.append("[image]")
         else:
-            skipped[f"content block {label(kind)}"] += 1
+            pieces[f"content block {label(kind)}"] += 1
     return [t for t in texts if t], results
 
 
@@ -165,10 +197,25 @@ def tool_output(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, default=str)
 
 
-def _prompt(text: str) -> str:
-    """What the user typed: the `<user_query>` parts when Cursor wrapped it with context."""
+def _prompt(text: str, pieces: Counter[str]) -> str:
+    """What the user typed: the `<user_query>` parts when Cursor wrapped it with context (the
+    context is counted as a piece left out)."""
     queries = _QUERY.findall(text)
-    return "\n".join(q.strip() for q in queries).strip() if queries else text.strip()
+    if not queries:
+        return text.strip()
+    if _QUERY.sub("", text).strip():
+        pieces["context Cursor added to the prompt"] += 1
+    return "\n".join(q.strip() for q in queries).strip()
+
+
+def _reply(text: str, pieces: Counter[str]) -> str:
+    """The assistant's text without the `[REDACTED]` Cursor writes where its reasoning was (a
+    block of its own, or after the text: `"Reading the script.\\n\\n[REDACTED]"`)."""
+    text = text.strip()
+    if text == _HIDDEN or text.endswith("\n" + _HIDDEN):
+        pieces[HIDDEN_REASONING] += 1
+        return text.removesuffix(_HIDDEN).rstrip()
+    return text
 
 
 def _modified(path: Path) -> str:

@@ -4,8 +4,9 @@ cline/config/            an XDG_CONFIG_HOME: editors' user data with each extens
   Code/.../saoudrizwan.claude-dev/   Cline: an XML-tool task of 2024-style releases (no message
                           times; ui_messages.json), a native-tool task (times, thinking, an
                           image, a large command output, an answer and feedback in results),
-                          a task without times or ui_messages.json, a damaged history, and
-                          state/taskHistory.json
+                          a task without times or ui_messages.json, a damaged history, a
+                          task with the focus chain's reminders and screenshots sent without
+                          words, and state/taskHistory.json
   Cursor/.../rooveterinaryinc.roo-cline/  Roo Code: reasoning blocks and items, a condensed
                           summary, a truncation marker, resumption, history_item.json, _index.json
   Windsurf/.../kilocode.kilo-code/   Kilo Code: feedback with an image in a result
@@ -33,6 +34,7 @@ CLINE_XML = "1767254400123"  # 2026-01-01T08:00:00.123Z
 CLINE_NATIVE = "1772530000456"  # 2026-03-03T09:26:40.456Z
 CLINE_PLAIN = "1770000000000"  # 2026-02-02T02:40:00Z
 CLINE_DAMAGED = "1772600000789"
+CLINE_FOCUS = "1774000000321"  # 2026-03-20T09:46:40.321Z
 SDK_SESSION = "1773300000000_k3xqz"
 
 
@@ -71,6 +73,7 @@ IMAGE = {"type": "image", "source": {
 def cline() -> None:
     cline_xml()
     cline_native()
+    cline_focus_chain()
     cline_plain_and_damaged()
     roo()
     kilo()
@@ -238,6 +241,98 @@ def cline_native() -> None:
                  "fix it?", "tokensIn": 9120, "tokensOut": 611, "totalCost": 0.03,
          "cwdOnTaskInitialization": cwd, "isFavorited": True},
     ])
+
+
+# What Cline writes into the user's turn on its own (cline/cline at f3a3f30db5bd, 2026-03-24):
+# src/core/task/focus-chain/index.ts generateFocusChainInstructions and prompts.ts, pushed as a
+# text block after the user's content and before the environment details (task/index.ts
+# loadContext); the feedback wrapper of tools/handlers/AttemptCompletionHandler.ts, a block of
+# its own after "[attempt_completion] Result: Done"; formatResponse.noToolsUsed of
+# prompts/responses.ts.
+FOCUS_RECOMMENDED = """
+# task_progress RECOMMENDED
+
+When starting a new task, it is recommended to include a todo list using the task_progress parameter.
+
+
+1. Include a todo list using the task_progress parameter in your next tool call
+2. Create a comprehensive checklist of all steps needed
+3. Use markdown format: - [ ] for incomplete, - [x] for complete
+"""
+CHECKLIST = "- [x] Find where empty lines are dropped\n- [ ] Keep empty lines in the output"
+FOCUS_UPDATE = f"""\n
+\t\t\t\t# TODO LIST UPDATE REQUIRED - You MUST include the task_progress parameter in your NEXT tool call.\n
+\t\t\t\t**Current Progress: 1/2 items completed (50%)**\n
+\t\t\t\t{CHECKLIST}\n
+\t\t\t\t\n
+\t\t\t\t
+1. To create or update a todo list, include the task_progress parameter in the next tool call
+2. Review each item and update its status:
+   - Mark completed items with: - [x]
+   - Keep incomplete items as: - [ ]
+\n
+\t\t\t\t\n\n**Note:** 50% of items are complete. Proceed with the task.\n
+\t\t\t\t"""
+FEEDBACK_WRAPPER = ("The user has provided feedback on the results. Consider their input to "
+                    "continue the task, and then attempt completion again.")
+NO_TOOLS_USED = ("[ERROR] You did not use a tool in your previous response! Please retry with a "
+                 "tool use.\n\n# Next Steps\n\nIf you have completed the user's task, use the "
+                 "attempt_completion tool. \n(This is an automated message, so do not respond to "
+                 "it conversationally.)")
+
+
+def cline_focus_chain() -> None:
+    """A task of current releases with the focus chain on: its reminders, the feedback wrapper
+    in a block of its own, screenshots sent without words (as an answer, as feedback on a
+    completion), and a turn holding nothing of the user's."""
+    folder = CLINE / "tasks" / CLINE_FOCUS
+    cwd = "/home/lin/code/csvtool"
+    t0 = int(CLINE_FOCUS)
+
+    def done(call: str, *after: dict) -> dict:
+        return {"type": "tool_result", "tool_use_id": call,
+                "content": [text("[attempt_completion] Result: Done"), *after]}
+
+    def complete(call: str, result: str) -> dict:
+        return {"type": "tool_use", "id": call, "name": "attempt_completion",
+                "input": {"result": result, "task_progress": CHECKLIST}}
+
+    history = [
+        {"role": "user", "ts": t0 + 100, "content": [
+            text("<task>\ncsvtool drops empty lines from the input; keep them\n</task>"),
+            text(FOCUS_RECOMMENDED), env(cwd)]},
+        {"role": "assistant", "ts": t0 + 5000, "content": [
+            text("The reader skips blank rows in csvtool/read.py; I changed it to keep them."),
+            complete("toolu_f1", "Blank rows are kept now.")]},
+        {"role": "user", "ts": t0 + 60000, "content": [
+            done("toolu_f1", text(FEEDBACK_WRAPPER),
+                 text("<feedback>\nAlso the trailing one, codename kestrel\n</feedback>")),
+            text(FOCUS_UPDATE), env(cwd)]},
+        {"role": "assistant", "ts": t0 + 65000, "content": [
+            text("Looking at the trailing newline.")]},
+        # no tool in the reply: Cline answers for the user, with nothing of the user's
+        {"role": "user", "ts": t0 + 66000, "content": [
+            text(NO_TOOLS_USED), text(FOCUS_UPDATE), env(cwd)]},
+        {"role": "assistant", "ts": t0 + 70000, "content": [
+            {"type": "tool_use", "id": "toolu_f2", "name": "ask_followup_question",
+             "input": {"question": "Which output shows it: can you send a screenshot?"}}]},
+        # the answer is a screenshot alone (AskFollowupQuestionToolHandler: `<answer>` of the
+        # empty text, then the images)
+        {"role": "user", "ts": t0 + 90000, "content": [
+            {"type": "tool_result", "tool_use_id": "toolu_f2",
+             "content": [text("<answer>\n\n</answer>"), IMAGE]}, env(cwd)]},
+        {"role": "assistant", "ts": t0 + 95000, "content": [
+            complete("toolu_f3", "The trailing blank row is kept as well.")]},
+        # feedback on the completion that is a screenshot alone: no wrapper, no <feedback>
+        {"role": "user", "ts": t0 + 120000, "content": [done("toolu_f3", IMAGE), env(cwd)]},
+        {"role": "assistant", "ts": t0 + 125000, "content": [
+            text("The screenshot shows the header row doubled; fixed in write.py.")]},
+        # a turn of screenshots alone (resumed with images and no words)
+        {"role": "user", "ts": t0 + 200000, "content": [IMAGE, IMAGE, env(cwd)]},
+        {"role": "assistant", "ts": t0 + 205000, "content": [
+            text("Both screenshots show the fixed output.")]},
+    ]
+    write(folder / "api_conversation_history.json", history)
 
 
 def cline_plain_and_damaged() -> None:

@@ -2,7 +2,9 @@
 
 cursor/Cursor/User/globalStorage/state.vscdb          composers and their bubbles, in SQLite
 cursor/Cursor/User/workspaceStorage/<hash>/           a workspace with the old chat panel, one
-                                                      with only its composer list, a damaged one
+                                                      with only its composer list, a damaged one,
+                                                      one whose list holds conversations inline
+                                                      (and screenshots sent without words)
 cursor/projects/<project>/agent-transcripts/          CLI agent transcripts (nested and flat) and
                                                       a sub-agent's
 """
@@ -29,6 +31,9 @@ TAB = "a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d"
 WS_CHAT = "5d41402abc4b2a76b9719d911017c592"
 WS_LIST = "7d793037a0760186574b0282f2f435e7"
 WS_DAMAGED = "9e107d9d372bb6826bd81d3542a419d6"
+WS_INLINE = "e4da3b7fbbce2345d7772b0674a318d5"
+C_LISTED = "1c2d3e4f-5a6b-4c7d-8e9f-0a1b2c3d4e5f"  # inline in a workspace's list only
+C_BOTH = "2d3e4f5a-6b7c-4d8e-9f0a-1b2c3d4e5f6a"  # in the list and in cursorDiskKV
 T_MAIN = "8c2f1e4a-6b3d-4c5e-9f7a-1b2c3d4e5f60"
 T_SUB = "9d3a2f5b-7c4e-4d6f-8a8b-2c3d4e5f6a71"
 T_FLAT = "ae4b3c6d-8d5f-4e7a-9b9c-3d4e5f6a7b82"
@@ -215,6 +220,88 @@ def workspaces() -> None:
     damaged.write_bytes(bytes(data))
 
 
+def selected_image(uuid: str, width: int, height: int) -> dict:
+    """An image attached to a bubble as current Cursor keeps it: the file it saved under the
+    workspace's storage (DavidBerdik/cursor-view .cursor/rules/image-attachments.mdc)."""
+    return {"uuid": uuid, "path": f"/home/lin/.config/Cursor/User/workspaceStorage/{WS_INLINE}"
+                                  f"/images/image-{uuid}.png",
+            "dimension": {"width": width, "height": height}, "loadedAt": ms("2025-06-03T10:00:00"),
+            "addedWithoutMention": False}
+
+
+def inline_workspace() -> None:
+    """A workspace whose `composer.composerData` list keeps conversations inline, in the shape
+    thomas-pedersen/cursor-chat-browser reads (src/types/workspace.ts: ComposerChat.conversation
+    of {type, bubbleId, text, richText, context, timestamp}), with a screenshot sent without
+    words; one composer is also in cursorDiskKV, one also in the global database's, one is only
+    named (its conversation is in the global database), and one entry has no id."""
+    shot = "0b6f1c2e-3d4a-4b5c-8d6e-7f8091a2b3c4"
+    listed = {"composerId": C_LISTED, "name": "Checkout button hidden on mobile",
+              "createdAt": ms("2025-06-03T10:00:00"), "lastUpdatedAt": ms("2025-06-03T10:05:00"),
+              "status": "completed", "text": "", "richText": "", "context": {},
+              "conversation": [
+                  {"type": 1, "bubbleId": "w1", "text": "", "richText": "",
+                   "context": {"selectedImages": [selected_image(shot, 390, 844)],
+                               "fileSelections": []},
+                   "timestamp": ms("2025-06-03T10:00:05")},
+                  {"type": 2, "bubbleId": "w2", "text": "The sticky footer covers the checkout "
+                                                        "button below 400 px: give the button "
+                                                        "a bottom margin of the footer's "
+                                                        "height.",
+                   "richText": "", "context": {}, "timestamp": ms("2025-06-03T10:00:20")},
+                  {"type": 1, "bubbleId": "w3", "text": "Same on the cart page, codename "
+                                                        "osprey",
+                   "richText": "",
+                   # the same screenshot attached again, and a second one
+                   "context": {"selectedImages": [
+                       selected_image(shot, 390, 844),
+                       selected_image("1c7a2d3f-4e5b-4c6d-9e7f-8091a2b3c4d5", 390, 844)]},
+                   "timestamp": ms("2025-06-03T10:04:00")},
+                  {"type": 2, "bubbleId": "w4", "text": "Applied the same margin in cart.css.",
+                   "richText": "", "context": {}, "timestamp": ms("2025-06-03T10:04:30")}]}
+    both_inline = {"composerId": C_BOTH, "name": "Rename the env var",
+                   "createdAt": ms("2025-06-04T09:00:00"), "conversation": [
+                       {"type": 1, "bubbleId": "d1", "text": "Rename API_URL to SHOP_API_URL"},
+                       {"type": 2, "bubbleId": "d2", "text": "Renamed in .env.example."}]}
+    # an older copy of a composer the global database holds as a row: read from there
+    second_copy = {"composerId": C_SECOND, "name": "Translate the README install steps",
+                   "createdAt": ms("2026-03-22T11:01:55"), "conversation": [
+                       {"type": 1, "bubbleId": "s1", "text": "把 README 里的安装步骤翻译成英文"}]}
+    composers = {"allComposers": [listed, both_inline, second_copy,
+                                  {"composerId": C_MAIN, "name": "Cap the payments client retries",
+                                   "createdAt": ms("2026-03-21T09:14:00")},
+                                  {"name": "an entry without its id"}],
+                 "selectedComposerIds": [C_LISTED]}
+    # C_BOTH's row in cursorDiskKV: its first prompt is a screenshot alone, in the older inline
+    # `images` shape ({uuid, dimension, data: the bytes as a {"0": byte, ...} object})
+    png = {str(i): b for i, b in enumerate(b"\x89PNG\r\n\x1a\n")}
+    both = {"_v": 10, "composerId": C_BOTH, "name": "Rename the env var",
+            "createdAt": ms("2025-06-04T09:00:00"),
+            "fullConversationHeadersOnly": [{"bubbleId": "r1", "type": 1},
+                                            {"bubbleId": "r2", "type": 2},
+                                            {"bubbleId": "r3", "type": 1},
+                                            {"bubbleId": "r4", "type": 2}]}
+    kv: list[tuple[str, object]] = [
+        (f"composerData:{C_BOTH}", both),
+        (f"bubbleId:{C_BOTH}:r1", bubble("r1", 1, "2025-06-04T09:00:05.000", "", images=[
+            {"uuid": "2d8b3e4a-5f6c-4d7e-8f90-a1b2c3d4e5f6",
+             "dimension": {"width": 1280, "height": 720}, "data": png}])),
+        (f"bubbleId:{C_BOTH}:r2", bubble("r2", 2, "2025-06-04T09:00:09.000",
+                                         "That is the settings page; which variable?")),
+        (f"bubbleId:{C_BOTH}:r3", bubble("r3", 1, "2025-06-04T09:01:00.000",
+                                         "Rename API_URL to SHOP_API_URL")),
+        (f"bubbleId:{C_BOTH}:r4", bubble("r4", 2, "2025-06-04T09:01:20.000",
+                                         "Renamed in .env.example and config.py.")),
+        # a bubble whose composer row is gone (the chat was deleted)
+        ("bubbleId:3e4f5a6b-7c8d-4e9f-8a0b-1c2d3e4f5a6b:g1",
+         bubble("g1", 1, "2025-06-01T08:00:00.000", "A deleted chat's prompt.")),
+    ]
+    folder = USER / "workspaceStorage" / WS_INLINE
+    write_db(folder / "state.vscdb", [("composer.composerData", composers)], kv)
+    (folder / "workspace.json").write_text(dump({"folder": "file:///home/lin/code/shop"}) + "\n",
+                                           "utf-8")
+
+
 def transcripts() -> None:
     projects = ROOT / "projects"
 
@@ -263,6 +350,7 @@ def transcripts() -> None:
 def cursor() -> None:
     global_db()
     workspaces()
+    inline_workspace()
     transcripts()
 
 
