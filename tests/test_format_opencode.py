@@ -1,6 +1,6 @@
 """The opencode importer: its SQLite database (sessions, messages and parts in order, what is kept
-and what is counted, other versions' tables), the JSON tree of older releases, recognizing its
-files, where they live, and the pipeline from the fixture folder to search results."""
+and the fate of every row, other versions' tables), the JSON tree of older releases, recognizing
+its files, where they live, and the pipeline from the fixture folder to search results."""
 
 from __future__ import annotations
 
@@ -23,6 +23,7 @@ from indexer.formats import (
     read_database,
 )
 from indexer.formats.importer import candidate_files, default_paths
+from indexer.formats.ledger import UNACCOUNTED, Ledger
 from indexer.formats.resume import resume_hint
 from indexer.formats.sources import RawSession, load_file, normalize
 from models import InvalidSession, SearchRequest
@@ -50,8 +51,14 @@ def connection() -> Iterator[sqlite3.Connection]:
 
 
 def sessions(connection: sqlite3.Connection, **options: Any) -> dict[str, Transcript]:
-    found = opencode.parse_database(DATABASE, connection, ImportOptions(**options))
+    found = opencode.parse_database(DATABASE, connection, ImportOptions(**options), Ledger())
     return {t.record["origin"]["id"]: t for t in found}
+
+
+def checked(ledger: Ledger) -> Ledger:
+    totals = ledger.totals()
+    assert totals.adds_up() and UNACCOUNTED not in totals.left_out, totals
+    return ledger
 
 
 def contents(transcript: Transcript) -> list[str]:
@@ -60,8 +67,14 @@ def contents(transcript: Transcript) -> list[str]:
 
 def tree_session(path: Path, **options: Any) -> Transcript:
     (transcript,) = opencode.parse_value(path, json.loads(path.read_bytes()),
-                                         ImportOptions(**options))
+                                         ImportOptions(**options), Ledger())
     return transcript
+
+
+def tree_ledger(path: Path) -> Ledger:
+    ledger = Ledger()
+    opencode.parse_value(path, json.loads(path.read_bytes()), ImportOptions(), ledger)
+    return checked(ledger)
 
 
 # the database --------------------------------------------------------------------------------
@@ -113,10 +126,45 @@ def test_messages_in_time_order_with_tools_compact(connection: sqlite3.Connectio
 
 def test_what_is_left_out_is_counted(connection: sqlite3.Connection) -> None:
     assert sessions(connection)[MAIN_ID].skipped == {
-        "compaction part": 1, "compaction summary": 1, "patch part": 1, "reasoning": 1,
+        "compaction part": 1, "message left empty": 1, "patch part": 1, "reasoning": 1,
         "snapshot part": 1, "step-finish part": 2, "step-start part": 3, "synthetic text": 2,
         "unfinished tool call": 1, "unknown part type world-state": 1,
         "unreadable message row": 1, "unreadable part row": 1}
+
+
+def test_every_row_of_the_database_has_its_fate(connection: sqlite3.Connection) -> None:
+    ledger = Ledger()
+    opencode.parse_database(DATABASE, connection, ImportOptions(), ledger)
+    totals = checked(ledger).totals()
+    rows = sum(connection.execute(f"SELECT count(*) FROM {t}").fetchone()[0]
+               for t in ("session", "message", "part"))
+    assert totals.records == rows == 53
+    fates = {f.where: (f.fate, f.reason) for f in ledger.fates()}
+    main = f"session {MAIN_ID}: "
+    assert fates[main + "session row"] == ("imported", "session metadata")
+    assert fates[main + "message row msg_c57024b40001AbCdEfGhIj0007"] == (
+        "imported", "the session's summary")  # what the compaction wrote
+    assert fates[main + "part row prt_30f1a2b3cffe001Ij0001"] == (
+        "merged", "its message (message row msg_c5701e3b4001AbCdEfGhIj0001)")
+    assert fates[main + "part row prt_30f1a2b3cffe002Ij0001"] == ("left out", "synthetic text")
+    empty = "session ses_30e8c1d1bffeOnlyAFileRead: "
+    assert fates[empty + "session row"] == ("left out", "session without conversation")
+    assert fates[empty + "message row msg_c5801b000001EmPtYoNlYa0001"] == (
+        "left out", "message left empty")
+    # a message whose session row is gone, and its part
+    assert fates["message row msg_c5801c000001OrPhAnEdMs0001"] == (
+        "left out", "message of no session")
+    assert fates["part row prt_30e8c1d0cffe001Ms0001"] == ("left out", "part of no message")
+    assert totals.parts_left_out == {"unfinished tool call": 1}
+
+
+def test_a_session_passed_over_by_since_has_only_its_row_read(
+        connection: sqlite3.Connection) -> None:
+    ledger = Ledger()
+    opencode.parse_database(DATABASE, connection, ImportOptions(since="2026-03-15"), ledger)
+    fates = {f.where: f.reason for f in checked(ledger).fates()}
+    assert fates[f"session {MAIN_ID}: session row"] == "session last active before --since"
+    assert not [w for w in fates if w.startswith(f"session {MAIN_ID}: message")]
 
 
 def test_thinking_on_request_and_tool_chars(connection: sqlite3.Connection) -> None:
@@ -126,6 +174,14 @@ def test_thinking_on_request_and_tool_chars(connection: sqlite3.Connection) -> N
     assert '[tool: bash] {"command": "uv run…' in answer
     assert results.endswith("[tool result: bash] test result: 212 pas…")
     assert "reasoning" not in main.skipped
+
+
+def test_a_screenshot_pasted_alone_is_an_image_message(connection: sqlite3.Connection) -> None:
+    # the TUI pastes an image as a file part named "clipboard" with its mime and a data: url
+    notes = sessions(connection)[NOTES_ID].record
+    assert [(m["role"], m["content"]) for m in notes["messages"][2:]] == [
+        ("user", "[image]"),
+        ("assistant", "The screenshot shows the TODO for the TLS certificate already ticked.")]
 
 
 def test_a_sub_agent_session_and_a_default_title(connection: sqlite3.Connection) -> None:
@@ -174,10 +230,12 @@ def _minimal_database(path: Path, session_columns: str, session_row: tuple[Any, 
 
 def _read(path: Path) -> list[Transcript]:
     db = sqlite3.connect(path)
+    ledger = Ledger()
     try:
-        return opencode.parse_database(path, db, ImportOptions())
+        return opencode.parse_database(path, db, ImportOptions(), ledger)
     finally:
         db.close()
+        checked(ledger)
 
 
 def test_other_versions_tables_are_tolerated(tmp_path: Path) -> None:
@@ -240,6 +298,12 @@ def test_a_session_of_the_tree_reads_its_messages_and_parts() -> None:
     # the part file a crash cut short is counted, the rest of the session is read
     assert transcript.skipped == {"reasoning": 1, "step-finish part": 1, "step-start part": 1,
                                   "unreadable part file": 1}
+    # the session file, and each message and part file read with it, has its fate
+    fates = {f.where: (f.fate, f.reason) for f in tree_ledger(TREE_MAIN).fates()}
+    assert fates["session ses_52a0c3d4effeCsvExportSpeed"] == ("imported", "session metadata")
+    assert fates["message msg_a4c1f0e10001CsVeXpOrTs0001"] == ("imported", "")
+    assert fates["part prt_a4c1f0e50001004Ts0002"] == ("left out", "unreadable part file")
+    assert sum(1 for fate, _ in fates.values() if fate == "merged") == 3
     thinking = tree_session(TREE_MAIN, thinking=True).record["messages"][1]["content"]
     assert thinking.startswith("[thinking] Probably one query per invoice.\n[tool: read]")
 
@@ -262,6 +326,22 @@ def test_the_oldest_tree_with_parts_inside_messages() -> None:
          "How about 'ledgerly'? Short, and free on PyPI."),
         "[tool result: webfetch] 404: no such project"]
     assert transcript.skipped == {"step-start part": 1}
+    fates = {f.where: f.fate for f in tree_ledger(OLDEST).fates()}
+    assert fates["message msg_97a0b1c60001OlDeStNaMe0002 parts[1]"] == "merged"  # parts inside
+
+
+def test_a_tree_message_of_the_wrong_shape_costs_only_itself(tmp_path: Path) -> None:
+    data = tmp_path / "opencode"
+    shutil.copytree(OLDER, data)
+    session = data / TREE_MAIN.relative_to(OLDER)
+    messages = data / "storage" / "message" / TREE_MAIN.stem
+    first = min(messages.glob("*.json"))
+    first.write_text("[1, 2]", "utf-8")  # not a message: it and its parts are left out
+    ledger = tree_ledger(session)
+    fates = {f.where: f.reason for f in ledger.fates()}
+    assert fates[f"message {first.stem}"] == "unreadable message file"
+    assert fates["part prt_a4c1f0e10001000Ts0001"] == "part of an unreadable message"
+    assert tree_session(session).record["messages"][0]["role"] == "assistant"
 
 
 @pytest.mark.parametrize(("path", "what"), [
@@ -278,7 +358,7 @@ def test_the_trees_other_files_are_recognized_and_hold_nothing_to_import(path: P
     value = json.loads(path.read_bytes())
     assert opencode.looks_like_document(value, path)
     with pytest.raises(NothingToImport, match=f"an opencode {what}"):
-        opencode.parse_value(path, value, ImportOptions())
+        opencode.parse_value(path, value, ImportOptions(), Ledger())
 
 
 def test_a_session_file_away_from_its_tree(tmp_path: Path) -> None:
@@ -287,7 +367,7 @@ def test_a_session_file_away_from_its_tree(tmp_path: Path) -> None:
     with pytest.raises(NothingToImport, match="outside its storage folder"):
         tree_session(moved)
     with pytest.raises(InvalidSession, match="not an opencode session"):
-        opencode.parse_value(moved, {"id": "x", "title": "t"}, ImportOptions())
+        opencode.parse_value(moved, {"id": "x", "title": "t"}, ImportOptions(), Ledger())
     alone = tmp_path / "storage" / "session" / PROJECT / TREE_MAIN.name  # no message folder
     alone.parent.mkdir(parents=True)
     alone.write_bytes(TREE_MAIN.read_bytes())
@@ -386,19 +466,19 @@ def test_the_database_through_the_shared_reader(tmp_path: Path,
                                                 connection: sqlite3.Connection) -> None:
     tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master")}
     assert database_format(tables) == "opencode"
-    found = read_database(DATABASE, ImportOptions())
+    found = read_database(DATABASE, ImportOptions(), Ledger())
     assert [t.record["origin"]["id"] for t in found] == [MAIN_ID, CHILD_ID, NOTES_ID]
     damaged = tmp_path / "opencode.db"
     damaged.write_bytes(DATABASE.read_bytes()[:20_000])  # cut short
     with pytest.raises(InvalidSession, match="unreadable SQLite database: database disk image"):
-        read_database(damaged, ImportOptions())
+        read_database(damaged, ImportOptions(), Ledger())
     # named as opencode's, a database of another kind says what it lacks
     other = tmp_path / "other.db"
     db = sqlite3.connect(other)
     db.executescript("CREATE TABLE notes (id text, body text);")
     db.close()
     with pytest.raises(InvalidSession, match="not an opencode database: table session has no id"):
-        read_database(other, ImportOptions(format="opencode"))
+        read_database(other, ImportOptions(format="opencode"), Ledger())
 
 
 def test_candidates_and_default_locations(tmp_path: Path) -> None:
@@ -413,7 +493,8 @@ def test_candidates_and_default_locations(tmp_path: Path) -> None:
 
 
 def test_an_imported_session_resumes_in_its_folder() -> None:
-    (transcript,) = opencode.parse_value(OLDEST, json.loads(OLDEST.read_bytes()), ImportOptions())
+    (transcript,) = opencode.parse_value(OLDEST, json.loads(OLDEST.read_bytes()), ImportOptions(),
+                                         Ledger())
     session, _, _ = normalize(transcript.record, None)
     hint = resume_hint(session)
     assert (hint.command, hint.cwd) == ("opencode --session ses_7d10e2f3fffeNameTheLedgerC",

@@ -1,13 +1,15 @@
 """GitHub Copilot's sessions, of two agents: Copilot Chat in VS Code
 (`<editor>/User/workspaceStorage/<hash>/chatSessions/<sessionId>.json` or `.jsonl`, and
-`globalStorage/emptyWindowChatSessions/` for windows without a folder) and the Copilot CLI
-(`${COPILOT_HOME:-~/.copilot}/session-state/<sessionId>/events.jsonl`).
+`globalStorage/emptyWindowChatSessions/` for windows without a folder, and any chat the user
+saved with "Chat: Export Chat...") and the Copilot CLI
+(`${COPILOT_HOME:-~/.copilot}/session-state/<sessionId>/events.jsonl`, and
+`history-session-state/session_<id>_<time>.json` of releases before the event log).
 
-One format, three readers: a VS Code chat written whole (`.json`, before VS Code 1.109) is read
-by copilot_vscode.py; since 1.109 VS Code writes an operation log instead (`.jsonl`), which
-copilot_oplog.py replays into the same object; a CLI event log is read by copilot_cli.py. This
-module finds the files, tells their lines and documents apart, and builds the session record.
-Choices:
+One format, four readers: a VS Code chat written whole (`.json`, before VS Code 1.109, and
+exported chats) is read by copilot_vscode.py; since 1.109 VS Code writes an operation log
+instead (`.jsonl`), which copilot_oplog.py replays into the same object; a CLI event log is read
+by copilot_cli.py, an older CLI session by copilot_history.py. This module finds the files,
+tells their lines and documents apart, and builds the session record. Choices:
 
 - A `.json` chat beside a `.jsonl` of the same id is the copy VS Code wrote before it switched
   to the log; VS Code reads the log, and so does this reader: the copy has nothing to import.
@@ -21,23 +23,23 @@ Choices:
 
 from __future__ import annotations
 
-from collections import Counter
+import re
 from pathlib import Path
 from typing import Any
 
-from indexer.formats import copilot_cli, copilot_oplog, copilot_vscode
+from indexer.formats import copilot_cli, copilot_history, copilot_oplog, copilot_vscode
 from indexer.formats.common import (
     ImportOptions,
     NothingToImport,
     Transcript,
     clip,
-    describe_skipped,
     folder_name,
     origin,
     read_transcript_lines,
     safe_session_id,
 )
 from indexer.formats.editors import user_dirs
+from indexer.formats.ledger import Ledger
 from models import InvalidSession
 
 __all__ = ["CHANNEL", "NAME", "RESUME", "RESUMES", "VSCODE_AGENT", "default_paths",
@@ -59,11 +61,13 @@ RESUMES: dict[str, tuple[str | None, str]] = {
 _EDITORS = ("Code", "Code - Insiders", "VSCodium")
 _SESSION_FOLDERS = {"chatSessions", "emptyWindowChatSessions"}
 _SNIFF = 30
+_MARKERS = re.compile(r"(\[image\]\s*)+")  # a prompt that is only attachments
 
 
 def default_paths(home: Path, env: dict[str, str]) -> list[Path]:
     """VS Code's user data on Linux, macOS and Windows (VSCODE_APPDATA replaces all three, as
-    VS Code's getUserDataPath does; VSCODE_PORTABLE adds a portable install), then the CLI's."""
+    VS Code's getUserDataPath does; VSCODE_PORTABLE adds a portable install), then the CLI's
+    session-state and, beside it, the history-session-state of older releases."""
     users = user_dirs(home, env, _EDITORS)
     roots = [p for user in users for p in (user / "workspaceStorage",
                                            user / "globalStorage" / "emptyWindowChatSessions")]
@@ -71,10 +75,11 @@ def default_paths(home: Path, env: dict[str, str]) -> list[Path]:
 
 
 def is_candidate(path: Path) -> bool:
-    """A VS Code chat (`chatSessions/*.json(l)`) or a Copilot CLI event log."""
+    """A VS Code chat (`chatSessions/*.json(l)`), a Copilot CLI event log or an older CLI
+    session. Exported chats are wherever the user saved them: they are read when named."""
     if path.parent.name in _SESSION_FOLDERS:
         return path.suffix in (".json", ".jsonl")
-    return copilot_cli.is_event_file(path)
+    return copilot_cli.is_event_file(path) or copilot_history.is_history_file(path)
 
 
 def looks_like(item: Any) -> bool:
@@ -83,47 +88,71 @@ def looks_like(item: Any) -> bool:
 
 
 def looks_like_document(value: Any, path: Path) -> bool:
-    """A VS Code chat written whole, or the `workspace.json` beside a workspace's chats."""
-    return copilot_vscode.is_chat(value) or copilot_vscode.is_workspace_meta(value)
+    """A VS Code chat written whole or exported, the `workspace.json` beside a workspace's
+    chats, or a session of the older Copilot CLI."""
+    return (copilot_vscode.is_chat(value) or copilot_vscode.is_workspace_meta(value)
+            or copilot_history.is_history(value))
 
 
-def parse(path: Path, text: str, options: ImportOptions) -> list[Transcript]:
-    items, skipped = read_transcript_lines(text)
+def parse(path: Path, text: str, options: ImportOptions, ledger: Ledger) -> list[Transcript]:
+    items = read_transcript_lines(text, ledger)
     sniffed = [item for _, item in items[:_SNIFF]]
     if any(copilot_oplog.looks_like_entry(item) for item in sniffed):
-        return [_chat(path, copilot_oplog.replay(items, skipped), options, skipped)]
+        return [_log(path, items, options, ledger)]
     if any(copilot_cli.looks_like_event(item) for item in sniffed):
-        cli = copilot_cli.read_events(items, options, skipped)
+        cli = copilot_cli.read_events(items, options, ledger)
         raw_id = cli.session_id or (path.parent.name if path.name == "events.jsonl" else path.stem)
         return [_transcript(path, NAME, raw_id, cli.cwd, folder_name(cli.cwd), cli.started,
-                            cli.title, cli.summary, cli.messages, skipped)]
+                            cli.title, cli.summary, cli.messages, ledger)]
     raise InvalidSession("not a Copilot transcript: neither a VS Code chat log nor CLI events")
 
 
-def parse_value(path: Path, value: Any, options: ImportOptions) -> list[Transcript]:
+def parse_value(path: Path, value: Any, options: ImportOptions,
+                ledger: Ledger) -> list[Transcript]:
     if copilot_vscode.is_workspace_meta(value):
         raise NothingToImport("VS Code workspace metadata (workspace.json): which folder the "
                               "workspace's chats belong to, not a transcript")
+    if copilot_history.is_history(value):
+        cli = copilot_history.read_history(path, value, options, ledger)
+        return [_transcript(path, NAME, cli.session_id or path.stem, None, None, cli.started,
+                            None, None, cli.messages, ledger)]
     if not copilot_vscode.is_chat(value):
-        raise InvalidSession("not a VS Code chat session: no sessionId and requests")
-    if path.suffix == ".json" and path.with_suffix(".jsonl").is_file():
+        raise InvalidSession("not a VS Code chat session (no requests with a sessionId or a "
+                             "responderUsername) nor a Copilot CLI session")
+    if path.suffix == ".json" and isinstance(value.get("sessionId"), str) \
+            and path.with_suffix(".jsonl").is_file():
         raise NothingToImport("an older copy of a chat whose operation log (.jsonl) VS Code "
                               "reads instead")
-    return [_chat(path, value, options, Counter())]
+    chat = copilot_vscode.read_chat(path, value, options, ledger)
+    return [_chat(path, chat, ledger)]
 
 
-def _chat(path: Path, value: dict[str, Any], options: ImportOptions,
-          skipped: Counter[str]) -> Transcript:
-    chat = copilot_vscode.read_chat(path, value, options, skipped)
+def _log(path: Path, items: list[tuple[int, Any]], options: ImportOptions,
+         ledger: Ledger) -> Transcript:
+    """A chat's operation log: replayed, read as a chat, and each line given the fate of what
+    it changed (copilot_oplog.settle)."""
+    log = copilot_oplog.replay(items, ledger)
+    requests = Ledger()  # the fates of the replayed state's requests, settled onto lines
+    try:
+        chat = copilot_vscode.read_chat(path, log.state, options, requests)
+        copilot_oplog.settle(log, requests, ledger)
+        return _chat(path, chat, ledger)
+    except NothingToImport:
+        copilot_oplog.settle(log, requests, ledger)
+        ledger.left_out(log.initial, "the chat's state, without conversation")
+        raise
+
+
+def _chat(path: Path, chat: copilot_vscode.Chat, ledger: Ledger) -> Transcript:
     return _transcript(path, VSCODE_AGENT, chat.session_id, chat.cwd, chat.project, chat.created,
-                       chat.title, None, chat.messages, skipped)
+                       chat.title, None, chat.messages, ledger)
 
 
 def _transcript(path: Path, agent: str, raw_id: str, cwd: str | None, project: str | None,
                 started: str | None, title: str | None, summary: str | None,
-                messages: list[dict[str, Any]], skipped: Counter[str]) -> Transcript:
+                messages: list[dict[str, Any]], ledger: Ledger) -> Transcript:
     if not messages:
-        raise NothingToImport(f"no conversation messages ({describe_skipped(skipped)})")
+        raise NothingToImport(f"no conversation messages ({ledger.describe()})")
     record: dict[str, Any] = {"sessionId": safe_session_id(ID_PREFIX, raw_id), "channel": CHANNEL,
                               "messages": messages, "origin": origin(agent, raw_id, cwd, path)}
     if started:
@@ -132,8 +161,11 @@ def _transcript(path: Path, agent: str, raw_id: str, cwd: str | None, project: s
         record["topics"] = [project]
     if summary:
         record["summary"] = summary
-    first_prompt = next((m["content"] for m in messages if m["role"] == "user"), None)
+    prompts = [m["content"] for m in messages if m["role"] == "user"]
+    # the first prompt with words names the session, not a screenshot sent alone ("[image]")
+    first_prompt = next((p for p in prompts if not _MARKERS.fullmatch(p)), None) or \
+        next(iter(prompts), None)
     title = title or (clip(first_prompt.split("\n", 1)[0], TITLE_CHARS) if first_prompt else None)
     if title:
         record["title"] = title
-    return Transcript.build(record, skipped)
+    return Transcript.build(record, ledger)

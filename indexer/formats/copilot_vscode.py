@@ -4,8 +4,15 @@ a session record (copilot.py builds the record).
 The shapes are microsoft/vscode's (src/vs/workbench/contrib/chat/common/model/chatModel.ts,
 `ChatModel.toJSON`; chatService/chatService.ts for the response parts): `{version, sessionId,
 creationDate, customTitle, requests[{requestId, timestamp, message{text, parts},
-response[...], result, modelState, shouldBeRemovedOnSend}]}`. Choices:
+variableData{variables[]}, response[...], result, modelState, shouldBeRemovedOnSend}]}`.
+"Chat: Export Chat..." saves the same requests without the session's own fields
+(`IExportableChatData`: `{initialLocation, requests, responderUsername}`, with
+`requesterUsername` and the avatars in older releases; chatModel.ts `isExportableSessionData`).
+Choices:
 
+- Each request is a record (`requests[N]`), a queued one (`pendingRequests[N]`) too; every one
+  ends imported or left out with its reason, and the pieces of a kept one that are left out (a
+  thinking part, an edit group, the missing answer of a cancelled request) are counted.
 - Each request is a user message and its response an assistant message. Response parts are
   kept as VS Code's own copy text has them: markdown joined (`{value}` parts, `markdownContent`,
   `markdownVuln`, inline references as their file names); tool invocations
@@ -15,13 +22,22 @@ response[...], result, modelState, shouldBeRemovedOnSend}]}`. Choices:
 - A request undone in VS Code (`shouldBeRemovedOnSend`, the older `isHidden`) or hidden from the
   transcript is left out and counted; a response cut at an undo stop keeps what came before it;
   a request cancelled before any answer keeps its prompt and is counted.
+- An image attached to the prompt (`variableData.variables[]` of kind `image`:
+  common/attachments/chatVariableEntries.ts `IImageVariableEntry`; a variable flagged `isImage`,
+  as older tools describe releases before the kinds, is taken too, unconfirmed in VS Code's own
+  source) stands as `[image]` after the prompt's text, so a turn that is only a screenshot is
+  kept.
 - The title is `customTitle` (or v2's `computedTitle`); the project is the session's own
   `workingDirectory`, else the folder named in `workspaceStorage/<hash>/workspace.json`
   (`folder`, or a `.code-workspace` file's name for `workspace`).
+- An exported chat has no session id: its id is `export-` and the first request's id (a
+  re-export of the grown chat replaces the earlier one), else a hash of the first request; its
+  date, when no request has a time (the oldest exports), is the file's.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from collections import Counter
@@ -38,9 +54,10 @@ from indexer.formats.common import (
     tool_call_text,
     tool_result_text,
 )
+from indexer.formats.ledger import Ledger
 from models import parse_time
 
-__all__ = ["Chat", "is_chat", "is_workspace_meta", "read_chat"]
+__all__ = ["Chat", "is_chat", "is_export", "is_workspace_meta", "read_chat"]
 
 _CANCELLED, _FAILED = 2, 3  # ResponseModelState in chatService.ts
 _DRIVE = re.compile(r"^/[A-Za-z]:")
@@ -55,14 +72,26 @@ class Chat:
     project: str | None = None
     created: str | None = None
     title: str | None = None
+    exported: bool = False  # saved by "Chat: Export Chat...", not kept by VS Code
     messages: list[dict[str, Any]] = field(default_factory=list)
 
 
 def is_chat(value: Any) -> bool:
-    """A chat session written whole (any version of ISerializableChatData)."""
-    return (isinstance(value, dict) and isinstance(value.get("sessionId"), str)
-            and isinstance(value.get("requests"), list)
-            and any(key in value for key in ("version", "creationDate", "responderUsername")))
+    """A chat session written whole (any version of ISerializableChatData), or one exported."""
+    if not isinstance(value, dict) or not isinstance(value.get("requests"), list):
+        return False
+    if isinstance(value.get("sessionId"), str):
+        return any(key in value for key in ("version", "creationDate", "responderUsername"))
+    return is_export(value)
+
+
+def is_export(value: Any) -> bool:
+    """A chat saved by "Chat: Export Chat...": requests and the responder's name, no session id
+    (VS Code's isExportableSessionData; older releases checked requesterUsername instead)."""
+    return (isinstance(value, dict) and isinstance(value.get("requests"), list)
+            and not isinstance(value.get("sessionId"), str)
+            and any(isinstance(value.get(k), str)
+                    for k in ("responderUsername", "requesterUsername")))
 
 
 def is_workspace_meta(value: Any) -> bool:
@@ -73,54 +102,83 @@ def is_workspace_meta(value: Any) -> bool:
     return key in ("folder", "workspace") and isinstance(target, str) and "://" in target
 
 
-def read_chat(path: Path, chat: dict[str, Any], options: ImportOptions,
-              skipped: Counter[str]) -> Chat:
+def read_chat(path: Path, chat: dict[str, Any], options: ImportOptions, ledger: Ledger) -> Chat:
+    """The chat's messages and metadata; each request's fate goes to `ledger` (`requests[N]`)."""
+    queued = _list(chat.get("pendingRequests"))
+    for number in range(len(queued)):
+        ledger.read(f"pendingRequests[{number}]")
+        ledger.left_out(f"pendingRequests[{number}]", "queued request not sent")
     requests = _list(chat.get("requests"))
     if not requests:
         raise NothingToImport("a chat without requests")
-    read = Chat(chat["sessionId"] if isinstance(chat.get("sessionId"), str) else path.stem)
+    read = Chat(_session_id(path, chat), exported=is_export(chat))
     for number, request in enumerate(requests):
+        where = f"requests[{number}]"
+        ledger.read(where)
         if isinstance(request, dict):
-            read.messages += _request(number, request, options, skipped)
+            read.messages += _request(number, request, options, ledger, where)
         else:
-            skipped["unreadable request"] += 1
-    queued = chat.get("pendingRequests")
-    if isinstance(queued, list) and queued:
-        skipped["queued request not sent"] += len(queued)
+            ledger.left_out(where, "unreadable request")
     read.cwd, read.project = _workspace(path, chat)
     read.created = parse_time(chat.get("creationDate"))
+    if read.exported and not read.created and not any("time" in m for m in read.messages):
+        read.created = _file_time(path)  # the oldest exports keep no times at all
     read.title = next((chat[k].strip() for k in ("customTitle", "computedTitle")
                        if isinstance(chat.get(k), str) and chat[k].strip()), None)
     return read
 
 
-def _request(number: int, request: dict[str, Any], options: ImportOptions,
-             skipped: Counter[str]) -> list[dict[str, Any]]:
+def _session_id(path: Path, chat: dict[str, Any]) -> str:
+    """The chat's own id; for an export, `export-` and its first request's id (or a hash of that
+    request): an export's file name is whatever the user typed, "chat.json" by default."""
+    own = chat.get("sessionId")
+    if isinstance(own, str) and own.strip():
+        return own.strip()
+    if not is_export(chat):
+        return path.stem
+    first = next((r for r in _list(chat.get("requests")) if isinstance(r, dict)), {})
+    request_id = first.get("requestId")
+    if isinstance(request_id, str) and request_id.strip():
+        return f"export-{request_id.strip()}"
+    text = json.dumps(first, sort_keys=True, ensure_ascii=False, default=str)
+    return "export-" + hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
+def _file_time(path: Path) -> str | None:
+    try:
+        return parse_time(path.stat().st_mtime)
+    except OSError:
+        return None
+
+
+def _request(number: int, request: dict[str, Any], options: ImportOptions, ledger: Ledger,
+             where: str) -> list[dict[str, Any]]:
     """A request as the archive's messages: the prompt, the answer, the tools' output."""
     undone = request.get("shouldBeRemovedOnSend")
     stop = undone.get("afterUndoStop") if isinstance(undone, dict) else None
     if request.get("isHidden") is True or (undone and not isinstance(stop, str)):
-        skipped["request undone in VS Code"] += 1
+        ledger.left_out(where, "request undone in VS Code")
         return []
     if request.get("hiddenFromTranscript") is True:
-        skipped["request hidden from the transcript"] += 1
+        ledger.left_out(where, "request hidden from the transcript")
         return []
+    pieces: Counter[str] = Counter()  # parts of this request left out, counted if it is kept
     request_id = request.get("requestId")
     own = request_id if isinstance(request_id, str) and request_id else f"request-{number}"
     asked = parse_time(request.get("timestamp"))
     out = []
-    prompt = _prompt(request.get("message"))
+    prompt = "\n".join(t for t in (_prompt(request.get("message")), *_images(request)) if t)
     if prompt:
         out.append(_message(own, "user", prompt, asked))
     else:
-        skipped["request without text"] += 1
-    parts = _parts(request.get("response"), stop, skipped)
-    answer, results = _answer(parts, options, skipped)
+        pieces["request without text"] += 1
+    parts = _parts(request.get("response"), stop, pieces)
+    answer, results = _answer(parts, options, pieces)
     state = _dict(request.get("modelState"))
     if state.get("value") == _CANCELLED or request.get("isCanceled") is True:
-        skipped["cancelled response"] += 1
+        pieces["cancelled response"] += 1
     if state.get("value") == _FAILED or _error(request.get("result")):
-        skipped["failed response"] += 1
+        pieces["failed response"] += 1
     answered = (parse_time(state.get("completedAt"))
                 or parse_time(request.get("responseTimestamp")) or asked)
     response_id = request.get("responseId")
@@ -128,9 +186,15 @@ def _request(number: int, request: dict[str, Any], options: ImportOptions,
     if answer:
         out.append(_message(reply, "assistant", answer, answered))
     elif not results:
-        skipped["request without response"] += 1
+        pieces["request without response"] += 1
     if results:
         out.append(_message(f"{own}-results", "tool", "\n".join(results), answered))
+    if not out:
+        ledger.left_out(where, "request without text or response")
+        return []
+    ledger.imported(where)
+    for reason, count in pieces.items():
+        ledger.part_left_out(reason, count)
     return out
 
 
@@ -148,20 +212,27 @@ def _prompt(message: Any) -> str:
     return message.strip() if isinstance(message, str) else ""
 
 
-def _parts(response: Any, undo_stop: str | None, skipped: Counter[str]) -> list[Any]:
+def _images(request: dict[str, Any]) -> list[str]:
+    """`[image]` for each image attached to the prompt (a screenshot pasted or dropped in)."""
+    variables = _list(_dict(request.get("variableData")).get("variables"))
+    return ["[image]" for v in variables
+            if isinstance(v, dict) and (v.get("kind") == "image" or v.get("isImage") is True)]
+
+
+def _parts(response: Any, undo_stop: str | None, pieces: Counter[str]) -> list[Any]:
     """The response's parts, cut before the undo stop a partial undo names."""
     parts = response if isinstance(response, list) else [] if response is None else [response]
     if undo_stop:
         at = next((n for n, p in enumerate(parts) if isinstance(p, dict)
                    and p.get("kind") == "undoStop" and p.get("id") == undo_stop), None)
         if at is not None:
-            skipped["response part undone"] += len(parts) - at
+            pieces["response part undone"] += len(parts) - at
             parts = parts[:at]
     return parts
 
 
 def _answer(parts: list[Any], options: ImportOptions,
-            skipped: Counter[str]) -> tuple[str, list[str]]:
+            pieces: Counter[str]) -> tuple[str, list[str]]:
     """The assistant's text (markdown runs joined, tool calls and thoughts on their own lines)
     and the tools' results."""
     blocks: list[str] = []
@@ -172,11 +243,11 @@ def _answer(parts: list[Any], options: ImportOptions,
             run.append(part)
             continue
         if not isinstance(part, dict):
-            skipped["unreadable response part"] += 1
+            pieces["unreadable response part"] += 1
             continue
         kind = part.get("kind")
         if kind is None and "value" not in part:
-            skipped["response part treeData"] += 1  # a file tree: no text to keep
+            pieces["response part treeData"] += 1  # a file tree: no text to keep
             continue
         if kind in (None, "markdownContent", "markdownVuln"):
             run.append(_markdown(part if kind is None else part.get("content")))
@@ -191,14 +262,14 @@ def _answer(parts: list[Any], options: ImportOptions,
             if options.thinking and thought:
                 blocks.append(f"[thinking] {thought}")
             elif thought:
-                skipped["thinking"] += 1
+                pieces["thinking"] += 1
         elif kind in ("toolInvocationSerialized", "toolInvocation"):
             call, result = _tool(part, options.tool_chars)
             blocks.append(call)
             if result:
                 results.append(result)
         else:
-            skipped[f"response part {label(kind)}"] += 1
+            pieces[f"response part {label(kind)}"] += 1
     blocks.append("".join(run))
     return "\n".join(b.strip() for b in blocks if b.strip()), results
 

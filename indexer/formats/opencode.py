@@ -11,6 +11,10 @@ agents' and builds the session record. Choices:
   and reopens it, since its parent keeps only the task call and the final report, cut short.
 - The title is opencode's own unless it is still the default "New session - <time>"; then the
   first prompt. The project (the last part of the session's directory) is the topic.
+- Every row the database reader reads has a fate: each session's in a ledger of its own, taken
+  into the database's with the places prefixed `session <id>: `; a session with nothing to
+  import has its rows left out with their reasons and its own row "session without
+  conversation". The session's row (or file) is its metadata, imported with it.
 """
 
 from __future__ import annotations
@@ -26,11 +30,11 @@ from indexer.formats.common import (
     NothingToImport,
     Transcript,
     clip,
-    describe_skipped,
     folder_name,
     origin,
     safe_session_id,
 )
+from indexer.formats.ledger import Ledger
 from indexer.formats.opencode_parts import Session
 from models import InvalidSession
 
@@ -79,34 +83,45 @@ def looks_like_document(value: Any, path: Path) -> bool:
     return opencode_tree.kind(value) is not None
 
 
-def parse_database(path: Path, connection: sqlite3.Connection,
-                   options: ImportOptions) -> list[Transcript]:
+def parse_database(path: Path, connection: sqlite3.Connection, options: ImportOptions,
+                   ledger: Ledger) -> list[Transcript]:
     transcripts, empty = [], 0
     for session in opencode_db.read_sessions(connection, options.since):
         try:
-            transcripts.append(_transcript(path, session, options))
+            if not session.passed_over:
+                transcripts.append(_transcript(path, session, options))
         except NothingToImport:
             empty += 1
+            session.ledger.left_out(session.where, "session without conversation")
+        ledger.absorb(session.ledger, prefix=f"session {session.id}: ")
+    opencode_db.orphans(connection, ledger)
     if not transcripts:
         raise NothingToImport(f"no session with conversation messages ({empty} sessions)")
     return transcripts
 
 
-def parse_value(path: Path, value: Any, options: ImportOptions) -> list[Transcript]:
+def parse_value(path: Path, value: Any, options: ImportOptions,
+                ledger: Ledger) -> list[Transcript]:
     kind = opencode_tree.kind(value)
     if kind is None:
         raise InvalidSession("not an opencode session: no ses_ id, title and time")
     if kind != "session":
         raise NothingToImport(f"an opencode {kind}: read with its session")
-    return [_transcript(path, opencode_tree.read_session(path, value), options)]
+    session = opencode_tree.read_session(path, value, ledger)
+    try:
+        return [_transcript(path, session, options)]
+    except NothingToImport:
+        ledger.left_out(session.where, "session without conversation")
+        raise
 
 
 def _transcript(path: Path, session: Session, options: ImportOptions) -> Transcript:
-    skipped = session.skipped
-    conversation = opencode_parts.read_conversation(session.messages, options, skipped)
+    ledger = session.ledger
+    conversation = opencode_parts.read_conversation(session.messages, options, ledger)
     messages = conversation.messages
     if not messages:
-        raise NothingToImport(f"no conversation messages ({describe_skipped(skipped)})")
+        raise NothingToImport(f"no conversation messages ({ledger.describe()})")
+    ledger.imported(session.where, "session metadata")
     directory = session.directory
     cwd = directory if isinstance(directory, str) and directory else conversation.cwd
     record: dict[str, Any] = {"sessionId": safe_session_id(ID_PREFIX, session.id),
@@ -126,4 +141,4 @@ def _transcript(path: Path, session: Session, options: ImportOptions) -> Transcr
         title = clip(first_prompt.split("\n", 1)[0], TITLE_CHARS)
     if title:
         record["title"] = title
-    return Transcript.build(record, skipped)
+    return Transcript.build(record, ledger)

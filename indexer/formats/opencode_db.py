@@ -8,23 +8,29 @@ folder. Choices:
 
 - One session per `session` row, child sessions included, in order of creation time, then id.
   A session last updated before --since is passed over: every message is older.
-- A row whose JSON does not parse is counted; tables or columns of other versions that are
-  missing are tolerated, all but the ids and data that tie a part to its message and session.
+- Each session gets a ledger of its own: its `session row`, and its `message row <id>` and
+  `part row <id>` records (opencode.py takes them into the database's ledger, each place
+  prefixed with the session). A row whose JSON does not parse is left out, and so are the parts
+  of a message that could not be read; message rows of no session and part rows of no message
+  are left out in the database's own ledger. A session passed over by --since has only its row
+  read. Tables or columns of other versions that are missing are tolerated, all but the ids and
+  data that tie a part to its message and session.
 """
 
 from __future__ import annotations
 
 import sqlite3
-from collections import Counter
 from collections.abc import Iterator
 from typing import Any
 
-from indexer.formats.opencode_parts import Message, Session, iso, loads, number
+from indexer.formats.ledger import Ledger
+from indexer.formats.opencode_parts import Message, Part, Session, iso, loads, number
 from models import InvalidSession
 
-__all__ = ["TABLES", "read_sessions"]
+__all__ = ["TABLES", "orphans", "read_sessions"]
 
 TABLES = {"session", "message", "part", "project"}
+SESSION_ROW = "session row"
 
 
 def read_sessions(connection: sqlite3.Connection, since: str | None) -> Iterator[Session]:
@@ -42,13 +48,31 @@ def read_sessions(connection: sqlite3.Connection, since: str | None) -> Iterator
     rows = [dict(zip(wanted, row, strict=True))
             for row in connection.execute(f"SELECT {select} FROM session")]
     for info in sorted(rows, key=lambda r: (number(r["time_created"]), str(r["id"]))):
+        ledger = Ledger()
+        ledger.read(SESSION_ROW)
+        session_id = str(info["id"])
         if _older_than(since, info["time_updated"]):
-            continue  # every message is older than the session's last update
-        skipped: Counter[str] = Counter()
-        messages = _messages(connection, str(info["id"]), columns["message"], skipped)
+            # every message is older than the session's last update: they are not read
+            ledger.left_out(SESSION_ROW, "session last active before --since")
+            yield Session(session_id, SESSION_ROW, None, None, None, [], ledger, passed_over=True)
+            continue
+        messages = _messages(connection, session_id, columns["message"], ledger)
         directory = info["directory"] or worktrees.get(info["project_id"])
-        yield Session(str(info["id"]), info["title"], directory, info["time_created"], messages,
-                      skipped)
+        yield Session(session_id, SESSION_ROW, info["title"], directory, info["time_created"],
+                      messages, ledger)
+
+
+def orphans(connection: sqlite3.Connection, ledger: Ledger) -> None:
+    """Message rows of no session and part rows of no such message, left out in `ledger`."""
+    for (message_id,) in connection.execute(
+            "SELECT id FROM message WHERE session_id NOT IN (SELECT id FROM session)"):
+        ledger.read(f"message row {message_id}")
+        ledger.left_out(f"message row {message_id}", "message of no session")
+    for (part_id,) in connection.execute(
+            "SELECT id FROM part WHERE message_id NOT IN (SELECT id FROM message WHERE "
+            "session_id IN (SELECT id FROM session))"):
+        ledger.read(f"part row {part_id}")
+        ledger.left_out(f"part row {part_id}", "part of no message")
 
 
 def _columns(connection: sqlite3.Connection, table: str) -> set[str]:
@@ -64,27 +88,33 @@ def _worktrees(connection: sqlite3.Connection, columns: set[str]) -> dict[Any, s
 
 
 def _messages(connection: sqlite3.Connection, session_id: str, columns: set[str],
-              skipped: Counter[str]) -> list[Message]:
-    parts: dict[str, list[dict[str, Any]]] = {}
-    for _, message_id, data in connection.execute(
+              ledger: Ledger) -> list[Message]:
+    parts: dict[Any, list[Part]] = {}
+    for part_id, message_id, data in connection.execute(
             "SELECT id, message_id, data FROM part WHERE message_id IN "
             "(SELECT id FROM message WHERE session_id = ?) ORDER BY message_id, id", (session_id,)):
-        part = loads(data)
-        if part is None:
-            skipped["unreadable part row"] += 1
+        where = f"part row {part_id}"
+        ledger.read(where)
+        value = loads(data)
+        if value is None:
+            ledger.left_out(where, "unreadable part row")
         else:
-            parts.setdefault(message_id, []).append(part)
+            parts.setdefault(message_id, []).append(Part(where, value))
     created = "time_created" if "time_created" in columns else "NULL"
     messages = []
     for message_id, data, time in connection.execute(
             f"SELECT id, data, {created} FROM message WHERE session_id = ?", (session_id,)):
+        where = f"message row {message_id}"
+        ledger.read(where)
         info = loads(data)
         if info is None:
-            skipped["unreadable message row"] += 1
+            ledger.left_out(where, "unreadable message row")
+            for part in parts.get(message_id, []):
+                ledger.left_out(part.where, "part of an unreadable message")
             continue
         if "time" not in info and time is not None:  # the row's time, when the JSON has none
             info["time"] = {"created": time}
-        messages.append(Message(str(message_id), info, parts.get(message_id, [])))
+        messages.append(Message(str(message_id), where, info, parts.get(message_id, [])))
     return messages
 
 

@@ -10,7 +10,10 @@ inside each message. Choices:
 - One session per session file, child sessions included; its message and part files, and the
   tree's metadata files (projects, todo lists, file changes, share links), are recognized and
   have nothing to import on their own.
-- A message or part file that does not parse is counted.
+- The session file, and each message and part file read with it, is a record of the session
+  file's ledger (`session <id>`, `message <id>`, `part <id>`; the oldest releases' parts inside
+  a message file are `message <id> parts[N]`). A message or part file that does not parse is
+  left out, and so are the parts of a message file that could not be read.
 - opencode copies the tree into the database once and leaves it: a session file with
   `opencode.db` in the data folder above it (or an oldest-tree session copied into the newer
   tree) has nothing to import, so that a session is read once.
@@ -19,13 +22,13 @@ inside each message. Choices:
 from __future__ import annotations
 
 import re
-from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from indexer.formats.common import NothingToImport
-from indexer.formats.opencode_parts import Message, Session, as_dict, loads
+from indexer.formats.ledger import Ledger
+from indexer.formats.opencode_parts import Message, Part, Session, as_dict, loads
 from models import InvalidSession
 
 __all__ = ["kind", "read_session"]
@@ -63,9 +66,9 @@ def kind(value: Any) -> str | None:
     return None
 
 
-def read_session(path: Path, value: dict[str, Any]) -> Session:
+def read_session(path: Path, value: dict[str, Any], ledger: Ledger) -> Session:
     """The session of a session file (`value`, its content), with the messages and parts in the
-    folders beside it."""
+    folders beside it; their fates go to `ledger`."""
     # files are named by their ids, which stay right when a file was moved (json-migration.ts)
     session_id = path.stem if path.stem.startswith("ses_") else value["id"]
     if not _SAFE_ID.fullmatch(session_id):  # it names the folders read next
@@ -82,27 +85,41 @@ def read_session(path: Path, value: dict[str, Any]) -> Session:
     files = sorted(message_dir.glob("*.json"))
     if not files:
         raise NothingToImport(f"an opencode session without messages (none in {message_dir})")
-    skipped: Counter[str] = Counter()
+    own = f"session {session_id}"
+    ledger.read(own)
     messages = []
     for file in files:
+        where = f"message {file.stem}"
+        ledger.read(where)
         info = _read_json(file)
+        part_files = [] if info is not None and isinstance(info.get("parts"), list) else \
+            sorted(part_dir(file.stem).glob("*.json"))
         if info is None:
-            skipped["unreadable message file"] += 1
+            ledger.left_out(where, "unreadable message file")
+            for part_file in part_files:
+                ledger.read(f"part {part_file.stem}")
+                ledger.left_out(f"part {part_file.stem}", "part of an unreadable message")
             continue
+        parts: list[Part] = []
         if isinstance(info.get("parts"), list):  # the oldest releases kept the parts inside
-            parts = _v1_parts(info["parts"])
-            info = {**info, **as_dict(info.get("metadata"))}
-        else:
-            parts = []
-            for part_file in sorted(part_dir(file.stem).glob("*.json")):
-                part = _read_json(part_file)
-                if part is None:
-                    skipped["unreadable part file"] += 1
+            for number, part in enumerate(info["parts"]):
+                ledger.read(f"{where} parts[{number}]")
+                shaped = _v1_part(part)
+                if shaped is None:
+                    ledger.left_out(f"{where} parts[{number}]", "unreadable part")
                 else:
-                    parts.append(part)
-        messages.append(Message(file.stem, info, parts))
-    return Session(session_id, value.get("title"), value.get("directory"),
-                   as_dict(value.get("time")).get("created"), messages, skipped)
+                    parts.append(Part(f"{where} parts[{number}]", shaped))
+            info = {**info, **as_dict(info.get("metadata"))}
+        for part_file in part_files:
+            ledger.read(f"part {part_file.stem}")
+            part_value = _read_json(part_file)
+            if part_value is None:
+                ledger.left_out(f"part {part_file.stem}", "unreadable part file")
+            else:
+                parts.append(Part(f"part {part_file.stem}", part_value))
+        messages.append(Message(file.stem, where, info, parts))
+    return Session(session_id, own, value.get("title"), value.get("directory"),
+                   as_dict(value.get("time")).get("created"), messages, ledger)
 
 
 def _layout(path: Path, session_id: str) -> tuple[Path, Callable[[str], Path]] | None:
@@ -139,20 +156,16 @@ def _read_json(path: Path) -> dict[str, Any] | None:
         return None
 
 
-def _v1_parts(parts: list[Any]) -> list[dict[str, Any]]:
-    """The parts of the oldest messages (AI SDK UI parts) in today's shape (MessageV2.fromV1)."""
-    out = []
-    for part in parts:
-        if not isinstance(part, dict):
-            continue
-        call = as_dict(part.get("toolInvocation"))
-        if part.get("type") == "tool-invocation":
-            done = call.get("state") == "result"
-            out.append({"type": "tool", "tool": call.get("toolName"), "state": {
-                "status": "completed" if done else "running", "input": call.get("args"),
-                "output": call.get("result")}})
-        elif part.get("type") == "file":
-            out.append({**part, "mime": part.get("mediaType")})
-        else:
-            out.append(part)
-    return out
+def _v1_part(part: Any) -> dict[str, Any] | None:
+    """A part of the oldest messages (an AI SDK UI part) in today's shape (MessageV2.fromV1)."""
+    if not isinstance(part, dict):
+        return None
+    call = as_dict(part.get("toolInvocation"))
+    if part.get("type") == "tool-invocation":
+        done = call.get("state") == "result"
+        return {"type": "tool", "tool": call.get("toolName"), "state": {
+            "status": "completed" if done else "running", "input": call.get("args"),
+            "output": call.get("result")}}
+    if part.get("type") == "file":
+        return {**part, "mime": part.get("mediaType")}
+    return part

@@ -8,8 +8,11 @@ copilot/vscode/   what ~/.config holds for VS Code (`Code/User/...`): a workspac
                   string prompts) and one without requests
 copilot/cli/      what ~/.copilot holds for the Copilot CLI: a session's events.jsonl (rewind,
                   sub-agent, reasoning, duplicated tool starts, large output, compaction, an
-                  unknown event, a torn last line) and a session-state/<id>.jsonl of an early
-                  release
+                  unknown event, a torn last line), a session-state/<id>.jsonl of an early
+                  release, and a history-session-state/session_<id>_<time>.json of the releases
+                  before the event log (its timeline and the model's chatMessages)
+copilot/export/   a chat saved by VS Code's "Chat: Export Chat..." (chat.json, its default name):
+                  no session id; a screenshot pasted alone as the first prompt
 """
 
 from __future__ import annotations
@@ -73,7 +76,9 @@ def session(session_id: str, created: str, requests: list, **extra: object) -> d
 
 def copilot() -> None:
     vscode()
+    export()
     cli()
+    history()
 
 
 # VS Code ------------------------------------------------------------------------------------
@@ -207,6 +212,33 @@ def early_chat() -> dict:
                  "variableData": {"variables": []}}]}
 
 
+def export() -> None:
+    """A chat as "Chat: Export Chat..." saves it: `IExportableChatData` (chatModel.ts:
+    initialLocation, requests, requesterUsername and responderUsername with their avatars; no
+    sessionId, no creationDate). The first prompt is a pasted screenshot and no text: an image
+    variable as chatVariableEntries.ts `IImageVariableEntry` has it (kind `image`, isPasted,
+    mimeType; its bytes, a Uint8Array, serialize as an object of numbered bytes)."""
+    screenshot = {"kind": "image", "id": "image_0", "name": "Pasted Image", "isPasted": True,
+                  "mimeType": "image/png", "value": {"0": 137, "1": 80, "2": 78, "3": 71}}
+    first = request("request_e1", "2026-04-06T15:00:00Z", "", [
+        markdown("The stack trace in your screenshot ends in `parse_amount`: the CSV has a "
+                 "thousands separator (`1'250.00`) that `Decimal()` rejects."),
+    ], "2026-04-06T15:00:12Z")
+    first["variableData"] = {"variables": [screenshot]}
+    second = request("request_e2", "2026-04-06T15:01:00Z",
+                     "Strip the apostrophe separator before parsing.", [
+                         markdown("Done: `parse_amount` now removes `'` before `Decimal()`."),
+                     ], "2026-04-06T15:01:20Z")
+    chat = {"initialLocation": "panel", "requests": [first, second], "requesterUsername": "lin",
+            "requesterAvatarIconUri": {"$mid": 1, "path": "/u/1", "scheme": "https",
+                                       "authority": "avatars.githubusercontent.com"},
+            "responderUsername": "GitHub Copilot",
+            "responderAvatarIconUri": {"id": "copilot"}}
+    path = HERE / "copilot" / "export" / "chat.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(chat, indent=2), "utf-8")  # as VS Code writes it: indented
+
+
 # Copilot CLI --------------------------------------------------------------------------------
 
 def cli() -> None:
@@ -298,6 +330,69 @@ def cli() -> None:
         event("assistant.message", "09:00:06.000", {"messageId": "x1", "content": "zsh 5.9."}),
     ]
     write_lines(root / f"{CLI_EARLY}.jsonl", early)
+
+
+HISTORY = "2c4e6a8c-0e2f-4a6c-8e0a-2c4e6a8c0e2f"
+
+
+def history() -> None:
+    """A session of the CLI before its event log (0.0.3xx):
+    `history-session-state/session_<id>_<epoch ms>.json`, `{sessionId, startTime, chatMessages,
+    timeline}`. The timeline entries have the shapes guideai-dev/session-processing lists from a
+    real session (src/processors/providers/github-copilot/MESSAGE_TYPES.md): user (text,
+    expandedText, mentions, imageAttachments), copilot (text), tool_call_requested and
+    tool_call_completed (callId, name, toolTitle, intentionSummary, arguments, result {type,
+    log}), info; chatMessages are the model's chat-completions messages."""
+    cwd = "/home/lin/code/infra"
+
+    def at(clock: str) -> str:
+        return f"2025-10-04T{clock}Z"
+
+    timeline = [
+        {"id": "t1", "timestamp": at("05:35:56.461"), "type": "user",
+         "text": "Why does `make plan` fail on the staging workspace?",
+         "expandedText": "Why does `make plan` fail on the staging workspace?\n\n"
+                         f"<current_directory>{cwd}</current_directory>",
+         "mentions": [], "imageAttachments": []},
+        {"id": "t2", "timestamp": at("05:36:04.736"), "type": "copilot",
+         "text": "Let me run the plan and read the error."},
+        {"id": "t3", "timestamp": at("05:36:04.736"), "type": "tool_call_requested",
+         "callId": "toolu_01Plan", "name": "bash", "toolTitle": "bash",
+         "intentionSummary": "Run the staging plan",
+         "arguments": {"command": "make plan ENV=staging", "description": "Run the staging plan",
+                       "sessionId": "main", "async": False}},
+        {"id": "t4", "timestamp": at("05:36:19.102"), "type": "tool_call_completed",
+         "callId": "toolu_01Plan", "name": "bash", "toolTitle": "bash",
+         "intentionSummary": "Run the staging plan",
+         "arguments": {"command": "make plan ENV=staging", "description": "Run the staging plan",
+                       "sessionId": "main", "async": False},
+         "result": {"type": "error",
+                    "log": "Error: No valid credential sources found for the ocelot profile"}},
+        {"id": "t5", "timestamp": at("05:36:46.124"), "type": "info",
+         "text": "Operation cancelled by user"},
+        {"id": "t6", "timestamp": at("05:37:30.000"), "type": "user", "text": "",
+         "expandedText": "", "mentions": [],
+         "imageAttachments": [{"path": "/tmp/copilot-clipboard-1.png", "mimeType": "image/png"}]},
+        {"id": "t7", "timestamp": at("05:37:41.000"), "type": "copilot",
+         "text": "The screenshot shows an expired SSO session: run `aws sso login "
+                 "--profile ocelot` and plan again."},
+    ]
+    chat = [
+        {"role": "system", "content": "You are the GitHub Copilot CLI, a terminal assistant."},
+        {"role": "user", "content": timeline[0]["expandedText"]},
+        {"role": "assistant", "content": "Let me run the plan and read the error.",
+         "tool_calls": [{"id": "toolu_01Plan", "type": "function", "function": {
+             "name": "bash", "arguments": json.dumps(timeline[2]["arguments"])}}]},
+        {"role": "tool", "tool_call_id": "toolu_01Plan",
+         "content": "Error: No valid credential sources found for the ocelot profile"},
+        {"role": "user", "content": "<reminder>Keep answers short.</reminder>"},
+    ]
+    session = {"sessionId": HISTORY, "startTime": at("05:35:50.000"), "chatMessages": chat,
+               "timeline": timeline}
+    root = HERE / "copilot" / "cli" / "history-session-state"
+    root.mkdir(parents=True, exist_ok=True)
+    (root / f"session_{HISTORY}_1759556150000.json").write_text(json.dumps(session, indent=2),
+                                                                 "utf-8")
 
 
 if __name__ == "__main__":

@@ -5,8 +5,9 @@ opencode/opencode.db       the database: a session with its traps (synthetic pro
                            reasoning, big tool output, a failed and an unfinished tool call,
                            step/snapshot/patch parts, an unknown part type, a compaction, rows
                            inserted out of order, a message and a part whose JSON is torn), the
-                           sub-agent session it started, one with opencode's default title, and
-                           one with nothing to import
+                           sub-agent session it started, one with opencode's default title (and
+                           a screenshot pasted alone), one with nothing to import, and a message
+                           and a part of a session no longer there
 opencode/older-install/   the data folder of an install from before the database (opencode
                            copies its tree into a new opencode.db once, so the two are kept apart):
   storage/                 the JSON tree: two sessions (one a sub-agent's), their messages and
@@ -207,6 +208,14 @@ def database() -> None:
     notes.assistant("msg_c5801a040001NoTeSnOtEs0002", "08:00:09.000",
                     text("There are four: two this week (renew the TLS certificate, send the "
                          "invoices) and two next week."), parent="msg_c5801a000001NoTeSnOtEs0001")
+    # a screenshot pasted alone: the TUI's paste makes a file part named "clipboard" with the
+    # image's mime and a data: url (packages/opencode/src/cli/cmd/tui/component/prompt)
+    notes.user("msg_c5801a080001NoTeSnOtEs0003", "08:00:11.000",
+               {"type": "file", "mime": "image/png", "filename": "clipboard",
+                "url": "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="})
+    notes.assistant("msg_c5801a0c0001NoTeSnOtEs0004", "08:00:12.000",
+                    text("The screenshot shows the TODO for the TLS certificate already ticked."),
+                    parent="msg_c5801a080001NoTeSnOtEs0003")
 
     empty = _Session(DB_EMPTY, "2026-03-15")
     empty.user("msg_c5801b000001EmPtYoNlYa0001", "09:00:00.000",
@@ -245,6 +254,13 @@ def database() -> None:
         shuffled = rows.parts[1::2] + rows.parts[::2]
         connection.executemany("INSERT INTO part VALUES (?,?,?,?,?,?)",
                                [(i, m, rows.id, t, t, d) for i, m, t, d in shuffled])
+    # a message whose session row is gone, and its part: rows of no session
+    connection.execute("INSERT INTO message VALUES (?,?,?,?,?)", (
+        "msg_c5801c000001OrPhAnEdMs0001", "ses_30e8c1d0cffeDeletedLater", notes.at("10:00:00.000"),
+        notes.at("10:00:00.000"), dump({"role": "user", "time": {"created": notes.at("10:00:00.000")}})))
+    connection.execute("INSERT INTO part VALUES (?,?,?,?,?,?)", (
+        "prt_30e8c1d0cffe001Ms0001", "msg_c5801c000001OrPhAnEdMs0001", "ses_30e8c1d0cffeDeletedLater",
+        notes.at("10:00:00.000"), notes.at("10:00:00.000"), dump(text("a prompt of a deleted session"))))
     connection.execute("INSERT INTO todo VALUES (?,?,?,?,?,?,?)",
                        (DB_MAIN, "Note the CHF change in the changelog", "completed", "low", 0,
                         main.at("09:31:00.000"), main.at("09:31:05.000")))
