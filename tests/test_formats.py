@@ -187,14 +187,30 @@ def test_openclaw_follows_the_current_branch() -> None:
                                                 "the user then changed their mind."}
     assert record["messages"][1]["content"] == '[tool: web_search] {"query": "上海虹桥 杭州东 高铁 周三 时刻表"}'
     assert record["messages"][2]["content"].startswith("[tool result: web_search] G7311")
-    (transcript,) = read_transcripts(OC_TRIP, OC_TRIP.read_text("utf-8"), ImportOptions()) or []
-    assert transcript.skipped == {"message on an abandoned branch": 2, "thinking block": 1,
-                                  "unknown entry type x-plugin-state": 1}
+    from indexer.formats.ledger import Ledger
+
+    ledger = Ledger()
+    (transcript,) = read_transcripts(OC_TRIP, OC_TRIP.read_text("utf-8"), ImportOptions(),
+                                     ledger) or []
+    totals = ledger.totals()
+    assert totals.adds_up() and totals.records == len(OC_TRIP.read_text("utf-8").split("\n")) - 1
+    # the header, nine messages and the compaction summary
+    assert (totals.imported, totals.merged) == (11, 0)
+    assert ledger.fate("line 1").reason == "session header"  # type: ignore[union-attr]
+    assert ledger.fate("line 13").reason == "the session's summary"  # type: ignore[union-attr]
+    assert totals.left_out == {"entry type label": 1, "entry type model_change": 1,
+                               "entry type thinking_level_change": 1,
+                               "message on an abandoned branch": 2,
+                               "unknown entry type x-plugin-state": 1}
+    assert totals.parts_left_out == {"thinking block": 1}
+    assert transcript.skipped == {**totals.left_out, **totals.parts_left_out}
 
 
 def test_openclaw_tools_errors_and_torn_line() -> None:
     (record,) = records(OC_K8S)
-    assert record["channel"] == "webchat" and record["title"] == "Lin (webchat)"
+    # origin.label names the last sender, not the session (OpenClaw titles it by its first prompt)
+    assert record["channel"] == "webchat" and record["title"] == (
+        "My api pod keeps getting OOMKilled after the last deploy. What should I check?")
     contents = [m["content"] for m in record["messages"]]
     assert contents[2] == '[tool error: bash] Error from server (Forbidden): pods "api-7d9f" is forbidden'
     assert contents[3] == "Reminder: prod access needs the on-call role."
@@ -218,6 +234,165 @@ def test_openclaw_without_a_store_and_without_ids(tmp_path: Path) -> None:
     assert old["sessionId"] == "openclaw-old-1" and [m["content"] for m in old["messages"]] == ["hi", "hello"]
 
 
+# OpenClaw renames a transcript on /reset and on deletion: `<file>.jsonl.reset.<time>`, the time
+# an ISO instant with ':' made '-' (openclaw/openclaw src/config/sessions/artifacts.ts @
+# 0849551642f081db8079b70b4cd472cd57b594dc, formatSessionArchiveTimestamp)
+RESET_TIME = "2026-03-02T08-00-00.000Z"
+OC_DELETED = (FORMATS.parent / "real" / "openclaw" / "openclaw-state" / "agents" / "main" /
+              "sessions" / "4f746ba6-6abf-48fd-b7d7-6a154683f601.jsonl.deleted.2026-01-28T20-32-52.405Z")
+
+
+def test_openclaw_a_reset_transcript_is_the_session_it_was(tmp_path: Path) -> None:
+    from indexer.formats import openclaw
+    from indexer.formats.importer import candidate_files
+
+    folder = tmp_path / "agents" / "main" / "sessions"
+    folder.mkdir(parents=True)
+    archived = folder / f"{OC_TRIP.name}.reset.{RESET_TIME}"
+    shutil.copy(OC_TRIP, archived)
+    assert openclaw.is_candidate(archived) and detect_format(archived, archived.read_text()) == \
+        "openclaw"
+    assert not openclaw.is_candidate(folder / f"{OC_TRIP.name}.reset.{RESET_TIME}.zst")
+    assert candidate_files("openclaw", [tmp_path]) == [archived]
+    (old,) = records(archived)
+    (live,) = records(OC_TRIP)
+    # the same session it was while live: read again, it is the same session, not a new one
+    assert old["sessionId"] == live["sessionId"] == "openclaw-9a3c5e7f-1b2d-4f6a-8c0e-2d4f6a8c0e1b"
+    assert old["messages"] == live["messages"]
+    # after a reset the live file is a new session (a new header and id, even where a custom
+    # file name is kept): no collision
+    (folder / OC_TRIP.name).write_text(json.dumps(
+        {"type": "session", "version": 3, "id": "0f0f0f0f-new0-4000-8000-000000000001",
+         "timestamp": "2026-03-02T08:00:01.000Z"}) + "\n", "utf-8")
+    assert records(archived)[0]["sessionId"] == live["sessionId"]
+
+
+def test_openclaw_a_reset_transcript_named_like_the_live_one_gets_its_own_id(
+        tmp_path: Path) -> None:
+    """A transcript whose header has no id is named by its file, so the archive and the live
+    file that took over its name would be one session: the archive gets an id of its own."""
+    lines = OC_K8S.read_text("utf-8").split("\n")
+    header = json.loads(lines[0])
+    del header["id"]
+    body = "\n".join([json.dumps(header), *lines[1:]])
+    live, archived = tmp_path / "support.jsonl", tmp_path / f"support.jsonl.reset.{RESET_TIME}"
+    archived.write_text(body, "utf-8")
+    assert records(archived)[0]["sessionId"] == "openclaw-support"  # no live file: no collision
+    live.write_text(body, "utf-8")
+    (old,) = records(archived)
+    (new,) = records(live)
+    assert new["sessionId"] == "openclaw-support"
+    assert old["sessionId"].startswith("openclaw-support-reset-2026-03-02T08-00-00")
+    assert old["sessionId"] == records(archived)[0]["sessionId"]  # stable
+    assert old["origin"]["id"] == "support"  # the agent's own name for it
+
+
+def test_openclaw_a_deleted_transcript_only_when_asked_for() -> None:
+    """A real transcript OpenClaw deleted (renamed `.deleted.<time>`)."""
+    from indexer.formats.ledger import Ledger
+
+    text = OC_DELETED.read_text("utf-8")
+    assert detect_format(OC_DELETED, text) == "openclaw"
+    ledger = Ledger()
+    with pytest.raises(NothingToImport, match="transcript deleted in OpenClaw"):
+        read_transcripts(OC_DELETED, text, ImportOptions(), ledger)
+    assert ledger.totals().left_out == {"transcript deleted in OpenClaw": 6}
+    assert records(OC_DELETED) == []
+    (record,) = records(OC_DELETED, deleted=True)
+    assert record["sessionId"] == "openclaw-4f746ba6-6abf-48fd-b7d7-6a154683f601"
+    assert [m["role"] for m in record["messages"]] == ["user", "assistant"]
+
+
+def test_openclaw_the_users_words_without_the_gateways_wrapping() -> None:
+    """A real transcript (OpenClaw desktop, 2026-03-08): each prompt wrapped by the gateway in
+    sender metadata and the envelope's time; the title is the first prompt, as OpenClaw shows it,
+    not sessions.json's origin.label ("heartbeat", the last sender)."""
+    from indexer.formats.ledger import Ledger
+
+    path = (FORMATS.parent / "real" / "openclaw" / "openclaw-desktop" / "agents" / "main" /
+            "sessions" / "8555a0a4-0b79-459d-939c-e17cdbbf4fe2.jsonl")
+    ledger = Ledger()
+    (transcript,) = read_transcripts(path, path.read_text("utf-8"), ImportOptions(),
+                                     ledger) or []
+    record = transcript.record
+    prompts = [m["content"] for m in record["messages"] if m["role"] == "user"]
+    assert prompts[0] == "はくあ" and record["title"] == "はくあ"
+    assert not any("untrusted metadata" in p or p.startswith("[Sun ") for p in prompts)
+    assert record["channel"] == "webchat"
+    totals = ledger.totals()
+    assert totals.adds_up() and totals.records == 83 and len(record["messages"]) == 33
+    assert totals.parts_left_out == {"context the gateway put around the user's words": 16}
+    assert totals.left_out["failed or aborted reply without content"] == 32
+
+
+def test_openclaw_odd_shapes_are_left_out_never_fatal(tmp_path: Path) -> None:
+    from indexer.formats.ledger import Ledger
+
+    path = tmp_path / "odd.jsonl"
+    entries = [
+        {"type": "session", "version": 3, "id": ["not", "a", "string"], "timestamp": 5},
+        {"type": "message", "id": "a1", "parentId": None, "message": "not an object"},
+        {"type": "message", "id": "a2", "parentId": "a1",
+         "message": {"role": "user", "content": [{"type": "text", "text": "hi"}, 7]}},
+        {"type": "message", "id": "a3", "parentId": "a2",
+         "message": {"role": "assistant", "content": [None, {"type": "toolCall", "name": 3}]}},
+        {"type": "branch_summary", "id": "a4", "parentId": "a3", "summary": {"x": 1}},
+        {"type": "compaction", "id": "a5", "parentId": "a4", "summary": None},
+        {"type": "session_info", "id": "a6", "parentId": "a5", "name": 12},
+        {"type": "message", "id": "a7", "parentId": {"p": 1},
+         "message": {"role": "assistant", "content": "orphan"}},
+        {"type": None, "id": "a8", "parentId": "a6"},
+        [1, 2],
+    ]
+    path.write_text("\n".join(json.dumps(e) for e in entries) + "\n", "utf-8")
+    ledger = Ledger()
+    (transcript,) = read_transcripts(path, path.read_text("utf-8"), ImportOptions(),
+                                      ledger) or []
+    assert [(m["id"], m["content"]) for m in transcript.record["messages"]] == [
+        ("a2", "hi"), ("a3", "[tool: tool]")]
+    assert transcript.record["sessionId"] == "openclaw-odd"
+    totals = ledger.totals()
+    assert totals.adds_up() and totals.records == len(entries)
+    assert totals.left_out == {"compaction without summary": 1, "entry without type": 1,
+                               "message entry without message": 1, "message left empty": 1,
+                               "message on an abandoned branch": 1, "non-object line": 1,
+                               "session info without a name": 1}
+    assert totals.parts_left_out == {"unreadable block": 1}
+
+
+# Real samples of codex, openclaw and aider against their hand counts -------------------------
+
+REAL = FORMATS.parent / "real"
+
+
+def _hand_counted(fmt: str) -> list[tuple[Path, dict[str, Any]]]:
+    manifest = REAL / fmt / "MANIFEST.json"
+    if not manifest.is_file():
+        return []
+    samples = json.loads(manifest.read_text("utf-8")).get("samples") or []
+    return [(manifest.parent / s["file"], s["hand_count"]) for s in samples
+            if isinstance(s, dict) and isinstance(s.get("hand_count"), dict)]
+
+
+@pytest.mark.parametrize("path,hand", [case for fmt in ("codex", "openclaw", "aider")
+                                       for case in _hand_counted(fmt)],
+                         ids=lambda v: v.name if isinstance(v, Path) else "")
+def test_real_samples_match_their_hand_counts(path: Path, hand: dict[str, Any]) -> None:
+    """Sessions, records and messages by role as counted by hand in the MANIFEST.json (read as
+    when deleted transcripts are asked for: the counts are those of reading them)."""
+    from indexer.formats.ledger import Ledger
+
+    ledger = Ledger()
+    found = read_transcripts(path, path.read_text("utf-8"), ImportOptions(deleted=True),
+                             ledger) or []
+    messages = [m for t in found for m in t.record["messages"]]
+    totals = ledger.totals()
+    assert totals.adds_up()
+    assert (len(found), totals.records, len(messages)) == (
+        hand["sessions"], hand["records"], hand["messages"])
+    assert Counter(m["role"] for m in messages) == Counter(hand["by_role"])
+
+
 # ChatGPT -----------------------------------------------------------------------------------
 
 def test_chatgpt_follows_the_current_node() -> None:
@@ -233,7 +408,8 @@ def test_chatgpt_follows_the_current_node() -> None:
     text = json.dumps(regex, ensure_ascii=False)
     assert "pelican" not in text and "walrus" not in text and "backend developer" not in text
     plot = sessions["chatgpt-67650f00-1111-800a-8888-000000000002"]
-    assert [m["role"] for m in plot["messages"]] == ["user", "assistant", "tool", "assistant"]
+    assert [m["role"] for m in plot["messages"]] == ["user", "assistant", "tool", "assistant",
+                                                     "user", "assistant", "user", "assistant"]
     assert plot["messages"][0]["content"].startswith("[image]\nHere is a screenshot")
     assert plot["messages"][1]["content"].startswith("[tool: python] import pandas as pd")
     assert plot["messages"][2] == {"id": "p-3", "role": "tool", "speaker": "python",
@@ -241,6 +417,55 @@ def test_chatgpt_follows_the_current_node() -> None:
                                    "time": "2025-12-20T08:00:15Z"}
     trip = sessions["chatgpt-67c70000-3333-800a-8888-000000000004"]  # no current_node: newest leaf
     assert [m["id"] for m in trip["messages"]] == ["s-1", "s-3"]
+
+
+def test_chatgpt_a_turn_of_only_a_screenshot_or_a_file_is_kept() -> None:
+    plot = by_id(GPT)["chatgpt-67650f00-1111-800a-8888-000000000002"]
+    # an image_asset_pointer (sediment://) and an empty text part, as a real export has them;
+    # then a PDF attached without a word, known from the message's metadata.attachments
+    assert [(m["id"], m["content"]) for m in plot["messages"][4:] if m["role"] == "user"] == [
+        ("p-5", "[image]"), ("p-7", "[file: sales-2025.pdf]")]
+
+
+def test_chatgpt_every_node_has_its_fate() -> None:
+    from indexer.formats.ledger import UNACCOUNTED, Ledger
+
+    ledger = Ledger()
+    read_transcripts(GPT, GPT.read_text("utf-8"), ImportOptions(), ledger)
+    totals = ledger.totals()
+    nodes = sum(len(c["mapping"]) for c in json.loads(GPT.read_text("utf-8")))
+    assert totals.adds_up() and totals.records == nodes and UNACCOUNTED not in totals.left_out
+    assert totals.imported == 14
+    assert totals.left_out == {"hidden message": 1, "message on another branch": 4,
+                               "node without a message": 4, "system message": 2, "thinking": 1}
+    fates = {f.where: f.reason for f in ledger.fates()}
+    regex = "conversation 67c5a1b2-8e44-800a-9f1e-3a6b2c4d5e6f: "
+    assert fates[regex + "node a-1"] == "message on another branch"  # regenerated away
+    # the empty conversation's nodes: its records are read too
+    assert fates["conversation 67c60000-2222-800a-8888-000000000003: node sys-e"] == \
+        "system message"
+
+
+def test_chatgpt_real_exports_give_what_a_hand_count_of_them_gives() -> None:
+    """Exports ChatGPT wrote (tests/data/real/chatgpt, each with its source and licence): the
+    sessions, records and messages recall reads match the counts made by hand."""
+    from indexer.formats.ledger import UNACCOUNTED, Ledger
+
+    real = FORMATS.parent / "real" / "chatgpt"
+    manifest = real / "MANIFEST.json"
+    samples = json.loads(manifest.read_text("utf-8"))["samples"] if manifest.is_file() else []
+    for sample in samples:
+        path = real / sample["file"]
+        ledger = Ledger()
+        transcripts = read_transcripts(path, path.read_text("utf-8"), ImportOptions(), ledger) or []
+        totals = ledger.totals()
+        assert totals.adds_up() and UNACCOUNTED not in totals.left_out
+        roles = Counter(m["role"] for t in transcripts for m in t.record["messages"])
+        count = sample["hand_count"]
+        assert (len(transcripts), totals.records, sum(roles.values())) == (
+            count["sessions"], count["records"], count["messages"]), sample["file"]
+        assert roles == {role: n for role, n in count["by_role"].items() if n}, sample["file"]
+        assert sum(totals.left_out.values()) == sum(sample["left_out"].values()), sample["file"]
 
 
 def test_chatgpt_thinking_on_request() -> None:
@@ -256,9 +481,24 @@ def test_chatgpt_malformed_conversation_does_not_lose_the_others(tmp_path: Path,
     export.insert(0, "not a conversation")
     path = tmp_path / "conversations.json"
     path.write_text(json.dumps(export))
-    assert len(records(path)) == 3
+    from indexer.formats.ledger import UNACCOUNTED, Ledger
+
+    ledger = Ledger()
+    assert len(load_file(path, path.read_bytes(), 10_000_000, ledger=ledger)) == 3
     assert "skipped conversation 1: not an object" in caplog.text
     assert "skipped conversation 3: no create_time and no message times" in caplog.text
+    export.insert(4, export[3])  # the same conversation twice: the second is left out
+    path.write_text(json.dumps(export))
+    ledger = Ledger()
+    assert len(load_file(path, path.read_bytes(), 10_000_000, ledger=ledger)) == 3
+    totals = ledger.totals()
+    assert totals.adds_up() and UNACCOUNTED not in totals.left_out
+    fates = {f.where: f.reason for f in ledger.fates()}
+    assert fates["conversations[0]: conversation"] == "conversation left out: not an object"
+    assert fates["conversations[2]: node x"] == \
+        "conversation left out: no create_time and no message times"
+    assert fates["conversations[4]: node p-1"] == \
+        "conversation whose id was seen earlier in the file"
 
 
 def test_since_keeps_recent_sessions_only() -> None:
@@ -283,10 +523,10 @@ def imported(tmp_path_factory: pytest.TempPathFactory) -> RecallService:
     report = service.index([FORMATS])  # `recall index` on a folder of every format, found by content
     assert damaged_format_files(report.rejected) == DAMAGED_FORMAT_FILES  # and the batch went on
     channels = Counter(s.channel for s in service.list_sessions(limit=100).sessions)
-    assert channels == {"claude-code": 2, "codex": 3, "gemini": 2, "cursor": 6, "aider": 2,
-                        "cline": 5, "opencode": 6, "copilot": 5, "telegram": 1, "webchat": 1,
+    assert channels == {"claude-code": 2, "codex": 3, "gemini": 2, "cursor": 8, "aider": 2,
+                        "cline": 6, "opencode": 6, "copilot": 7, "telegram": 1, "webchat": 1,
                         "chatgpt": 3}
-    assert report.indexed == 36
+    assert report.indexed == sum(channels.values())  # every session, once
     return service
 
 
@@ -338,8 +578,6 @@ def test_bad_transcripts_are_rejected_and_the_batch_goes_on(tmp_path: Path) -> N
     bad = {
         "damaged.jsonl": (CC_NOTES.read_text("utf-8").replace('"sessionId"', '"sessionId', 1),
                           "unreadable JSON on lines [1]"),
-        "broken-entry.jsonl": (OC_K8S.read_text("utf-8").replace('"id":"k0000002"', '"id":k0000002', 1),
-                               "unreadable JSON on lines [3]"),
         "conversations.json": (json.dumps([{"title": "x", "mapping": {"a": {"message": {
             "author": {"role": "user"}, "content": {"parts": ["hi"]}}}}}]),
                                "no readable conversations (conversation 1: no create_time"),
@@ -348,8 +586,15 @@ def test_bad_transcripts_are_rejected_and_the_batch_goes_on(tmp_path: Path) -> N
         (folder / name).write_text(content, "utf-8")
     for good in (CC_MAIN, OC_TRIP, GPT):
         shutil.copy(good, folder / f"good-{good.name}")
-    report = make_service(tmp_path / "home").index([folder])
-    assert report.indexed == 5
+    # one damaged entry costs that entry, not the session (the path goes on past it)
+    (folder / "broken-entry.jsonl").write_text(
+        OC_K8S.read_text("utf-8").replace('"id":"k0000002"', '"id":k0000002', 1), "utf-8")
+    service = make_service(tmp_path / "home")
+    report = service.index([folder])
+    assert report.indexed == 6
+    broken = service.session("openclaw-e4f6a8b0-c2d4-4e6f-8a0b-c2d4e6f8a0b2")
+    assert [m.id for m in broken.messages] == ["k0000001", "k0000003", "k0000004", "k0000005",
+                                               "k0000006"]
     assert sorted(Path(r.path).name for r in report.rejected) == sorted(bad)
     for r in report.rejected:
         assert bad[Path(r.path).name][1] in r.reason

@@ -145,11 +145,15 @@ def test_import_then_search(recall) -> None:
 def test_index_recognizes_every_format(recall) -> None:
     report = json.loads(recall("index", str(FORMATS), "--json").stdout)
     assert damaged_format_files([Rejected(**r) for r in report["rejected"]]) == DAMAGED_FORMAT_FILES
-    assert report["indexed"] == 36
     stats = json.loads(recall("stats", "--json").stdout)
     assert stats["channels"] == {"aider": 2, "chatgpt": 3, "claude-code": 2, "codex": 3,
-                                 "gemini": 2, "telegram": 1, "webchat": 1, "cursor": 6,
-                                 "cline": 5, "opencode": 6, "copilot": 5}
+                                 "gemini": 2, "telegram": 1, "webchat": 1, "cursor": 8,
+                                 "cline": 6, "opencode": 6, "copilot": 7}
+    assert report["indexed"] == sum(stats["channels"].values())  # every session, once
+    # each file read has its ledger, and it adds up
+    assert all(f["records"] == f["imported"] + f["merged"] + sum(f["left_out"].values())
+               for f in report["files_read"])
+    assert {f["outcome"] for f in report["files_read"]} == {"read", "empty", "rejected"}
 
 
 @pytest.mark.parametrize("args,status,message", [
