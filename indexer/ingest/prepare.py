@@ -149,17 +149,17 @@ class FilePreparer:
             return []
         read = FileRead(str(path), "read" if raws else "empty", ledger=ledger.totals(),
                         reason=None if raws else ledger.empty_reason)
-        report.files_read.append(read)
         out = []
         unchanged_id = None
+        refused: list[tuple[RawSession | RawSnapshot, str]] = []
         for raw in raws:
             try:
                 prepared = self._prepare_raw(path, raw, state, report, claimed, source, digest)
             except RecallError as exc:  # one session of the file: the others go on
-                self._reject_session(path, raw, exc.detail, report)
+                refused.append((raw, exc.detail))
                 continue
             except (ValueError, TypeError, OverflowError, RecursionError) as exc:
-                self._reject_session(path, raw, f"unreadable session: {exc}", report)
+                refused.append((raw, f"unreadable session: {exc}"))
                 continue
             if prepared is None:
                 continue
@@ -170,6 +170,12 @@ class FilePreparer:
             read.sessions += 1
             read.messages += len(prepared.session.messages)
             out.append(prepared)
+        if refused and len(refused) == len(raws):  # every session refused: the file is
+            self._reject(path, data, refused[0][1], report, ledger)
+            return []
+        for raw, reason in refused:
+            self._reject_session(path, raw, reason, report)
+        report.files_read.append(read)
         # A file counts as read only once its last session is written: a run stopped half-way
         # through a file of many sessions (a ChatGPT export) must read it again.
         if out:
