@@ -262,8 +262,8 @@ def _print_files(files: list[FileLedger], passed_over: list[Rejected]) -> None:
         counts = (f"{_many(f.sessions, 'session')}, {_many(f.messages, 'message')}"
                   if f.outcome == "read" else f"{f.outcome}: {f.reason}")
         print(f"  {f.path}: {counts}")
-        if f.records:
-            left = sum(f.left_out.values())
+        left = sum(f.left_out.values())
+        if f.merged or left:  # every record imported is what the line above says
             print(f"      {f.records} records: {f.imported} imported, {f.merged} merged, "
                   f"{left} left out" + (f" ({_counts(f.left_out)})" if left else ""))
         if f.parts_left_out:

@@ -75,6 +75,10 @@ _START = re.compile(r"^# aider chat started at (\d{4}-\d{2}-\d{2}) (\d{2}):(\d{2
 _STARTS = re.compile(r"^# aider chat started at \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\s*$",
                      re.MULTILINE)
 _AIDER_LINE = re.compile(r"^(?:#### |> )", re.MULTILINE)
+# a question aider asked and the answer given, which some releases write as a `#### ` line
+# ("Add file to the chat? (Y)es/(N)o/(A)ll/(S)kip all/(D)on't ask again [Yes]: all"); aider
+# writes the others as `> ` lines (io.py, confirm_ask)
+_CONFIRMATION = re.compile(r"^#### .*\? \(Y\)es/\(N\)o.*\]: ?\S*\s*$")
 # aider's rendering of a reasoning model's thinking, and the raw tags it replaces
 _THINKING = re.compile(r"(?:^-+\n)?^\*\*► THINKING\*\*\s*\n(.*?)(?:^-+\n)?^\*\*► ANSWER\*\*\s*$"
                        r"|<thinking-content-[0-9a-f]+>(.*?)</thinking-content-[0-9a-f]+>",
@@ -190,6 +194,8 @@ def _sessions(lines: list[str]) -> list[_Session]:
 
 
 def _kind(line: str) -> str:
+    if _CONFIRMATION.match(line):
+        return "tool"  # aider's own question, with the user's answer
     if line.startswith("#### ") or line.rstrip() == "####":
         return "user"
     if line.startswith("> ") or line.rstrip() == ">":
@@ -228,7 +234,7 @@ def _blocks(lines: list[str], start: int, end: int, marked: bool) -> list[_Block
             current.bodies.append(line.rstrip())
             fenced = next((end for start, end in _FENCES if line.startswith(start)), "")
         else:
-            current.bodies.append((line[5:] if kind == "user" else line[2:]).rstrip())
+            current.bodies.append((line[5:] if line.startswith("####") else line[2:]).rstrip())
             continuing = kind == "tool" and marked and not line.endswith("  ")
     return blocks
 
