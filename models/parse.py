@@ -3,21 +3,21 @@ reject with a precise reason what cannot be a session."""
 
 from __future__ import annotations
 
-import re
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 import msgspec
 
 from models.errors import InvalidSession
+from models.files import from_either
 from models.ids import check_session_id
 from models.lifecycle import STATUSES, StatusChange
 from models.memory import Memory
 from models.session import Decision, Feedback, Message, Origin, Retention, Session
+from models.times import DATE, parse_time
 
 __all__ = ["parse_session", "parse_time", "record_session_id", "text_of"]
 
-_DATE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})")
 
 
 def record_session_id(raw: Any) -> str | None:
@@ -88,7 +88,7 @@ def _retention(raw: dict[str, Any], session_id: str) -> dict[str, Any]:
     if raw.get("retention") is None:
         return {}
     try:
-        retention = msgspec.convert(raw["retention"], type=Retention)
+        retention = from_either(raw["retention"], Retention)
         memories = msgspec.convert(raw.get("memories") or [], type=tuple[Memory, ...])
     except msgspec.ValidationError as exc:
         raise InvalidSession(f"'retention' or 'memories' is malformed: {exc}") from None
@@ -117,23 +117,6 @@ def text_of(content: Any) -> str:
     raise InvalidSession(f"message content must be text or a list of blocks, got {_kind(content)}")
 
 
-def parse_time(value: Any) -> str | None:
-    """An ISO-8601 string as given, or epoch seconds/milliseconds as UTC ISO-8601."""
-    if value is None or value == "":
-        return None
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int | float):
-        seconds = value / 1000 if value > 1e11 else value
-        try:
-            return datetime.fromtimestamp(seconds, tz=UTC).isoformat().replace("+00:00", "Z")
-        except (OverflowError, OSError, ValueError):
-            return None
-    if isinstance(value, str) and _DATE.match(value.strip()):
-        return value.strip()
-    return None
-
-
 def _session_date(raw: dict[str, Any], raw_messages: list[Any]) -> str:
     for candidate in (raw.get("date"), *(_time_of(m) for m in raw_messages), raw.get("archivedAt")):
         day = _day(parse_time(candidate))
@@ -143,7 +126,7 @@ def _session_date(raw: dict[str, Any], raw_messages: list[Any]) -> str:
 
 
 def _day(iso: str | None) -> str | None:
-    match = _DATE.match(iso or "")
+    match = DATE.match(iso or "")
     if not match:
         return None
     year, month, day = (int(g) for g in match.groups())

@@ -31,7 +31,7 @@ class Feedback(msgspec.Struct, frozen=True, omit_defaults=True, rename={"from_":
     from_: str | None = None
 
 
-class Retention(msgspec.Struct, frozen=True, omit_defaults=True, rename="camel"):
+class Retention(msgspec.Struct, frozen=True, omit_defaults=True):
     """Set on a session the retention policy trimmed: which tier it is in and what it lost."""
 
     tier: Literal["summary", "compressed"]
@@ -41,7 +41,7 @@ class Retention(msgspec.Struct, frozen=True, omit_defaults=True, rename="camel")
     dropped: tuple[str, ...] = ()  # one note per trim: what was dropped and when
 
 
-class Origin(msgspec.Struct, frozen=True, omit_defaults=True, rename="camel"):
+class Origin(msgspec.Struct, frozen=True, omit_defaults=True):
     """Where an imported session came from: the agent that wrote it, its id there, the folder
     it ran in and the transcript file; what `recall resume` needs to reopen it."""
 
@@ -51,7 +51,7 @@ class Origin(msgspec.Struct, frozen=True, omit_defaults=True, rename="camel"):
     path: str | None = None  # the transcript file it was imported from
 
 
-class Session(msgspec.Struct, frozen=True, omit_defaults=True, rename="camel"):
+class Session(msgspec.Struct, frozen=True, omit_defaults=True):
     """One archived conversation, normalized: every message has an id and a time."""
 
     session_id: str

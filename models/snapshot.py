@@ -23,7 +23,7 @@ import msgspec
 
 from models.errors import InvalidInput, UnsafeSessionId
 from models.ids import check_session_id, check_snapshot_id
-from models.parse import parse_time
+from models.times import parse_time
 from models.tokens import estimate_tokens
 
 __all__ = [
@@ -54,7 +54,7 @@ TASK_PRIORITIES: tuple[str, ...] = get_args(TaskPriority)
 OPEN_TASK_STATUSES: frozenset[str] = frozenset({"pending", "in_progress", "blocked"})
 
 
-class Intent(msgspec.Struct, frozen=True, omit_defaults=True, rename="camel"):
+class Intent(msgspec.Struct, frozen=True, omit_defaults=True):
     """What the user wants to accomplish."""
 
     id: str
@@ -65,7 +65,7 @@ class Intent(msgspec.Struct, frozen=True, omit_defaults=True, rename="camel"):
     source_message_id: str | None = None
 
 
-class Fact(msgspec.Struct, frozen=True, omit_defaults=True, rename="camel"):
+class Fact(msgspec.Struct, frozen=True, omit_defaults=True):
     """Something established in the conversation; `active` is False once it no longer holds."""
 
     id: str
@@ -77,7 +77,7 @@ class Fact(msgspec.Struct, frozen=True, omit_defaults=True, rename="camel"):
     source_message_id: str | None = None
 
 
-class Task(msgspec.Struct, frozen=True, omit_defaults=True, rename="camel", kw_only=True):
+class Task(msgspec.Struct, frozen=True, omit_defaults=True, kw_only=True):
     """An action item. relatedIntentIds and dependencies have no default so that they are always
     on the wire (omit_defaults would otherwise drop empty lists the seed's shape always has)."""
 
@@ -97,7 +97,7 @@ class Task(msgspec.Struct, frozen=True, omit_defaults=True, rename="camel", kw_o
 
 
 # No omit_defaults: a snapshot always carries every key, as the seed's files do.
-class Snapshot(msgspec.Struct, frozen=True, rename="camel"):
+class Snapshot(msgspec.Struct, frozen=True):
     """A point-in-time capture of a conversation's state."""
 
     id: str

@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import IO, Any
 
 import httpx
-import msgspec
 from mcp import ClientSession
 from mcp.types import CallToolResult
 
@@ -25,7 +24,7 @@ from indexer import HashEmbedder
 from indexer.stores.documents import session_text
 from indexer.stores.memories import MemoryStore
 from indexer.stores.state import State
-from models import Session
+from models.files import decode_session
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "tests" / "data"
@@ -151,8 +150,8 @@ def agreement(service: RecallService) -> dict[str, int]:
     assert all(m is not None for m in stored_memories.values()), "a session has no stored memories"
     memory_docs = sum(len(m or []) for m in stored_memories.values())
     assert gen.keyword.num_docs() == memory_docs + sum(nonempty.values()) + sum(
-        1 for sid in rows if session_text(msgspec.json.decode(
-            (service.data.archive / rows[sid].archive_path).read_bytes(), type=Session)))
+        1 for sid in rows if session_text(decode_session(
+            (service.data.archive / rows[sid].archive_path).read_bytes())))
     return {sid: r.message_count for sid, r in rows.items()}
 
 

@@ -320,7 +320,7 @@ def test_memories_snapshots_recovery_digest_routes(writable_client: TestClient) 
     assert bad.status_code == 400 and "gossip" in bad.json()["detail"]
     assert writable_client.get("/v1/sessions/t-zh-upgrade/snapshots").json()["snapshots"] == []
     created = writable_client.post("/v1/sessions/t-zh-upgrade/snapshots")
-    assert created.status_code == 201 and created.json()["sessionId"] == "t-zh-upgrade"
+    assert created.status_code == 201 and created.json()["session_id"] == "t-zh-upgrade"
     listed = writable_client.get("/v1/sessions/t-zh-upgrade/snapshots").json()["snapshots"]
     assert [s["id"] for s in listed] == [created.json()["id"]]
     decision = writable_client.post("/v1/recovery", json={"session_id": "t-zh-upgrade", "context": "继续升级"})

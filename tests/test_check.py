@@ -18,7 +18,7 @@ from indexer.stores.documents import session_documents, split_passages
 from indexer.stores.generation import Generation
 from indexer.stores.memories import MemoryStore
 from indexer.stores.state import State
-from models import Session
+from models.files import decode_session
 
 from .helpers import agreement
 
@@ -31,9 +31,8 @@ def _gen(service: RecallService) -> Generation:
 
 def _docs(service: RecallService, session_id: str = SID):
     path = next(service.data.archive.rglob(f"{session_id}.json"))
-    import msgspec
 
-    return session_documents(msgspec.json.decode(path.read_bytes(), type=Session))
+    return session_documents(decode_session(path.read_bytes()))
 
 
 def drop_keyword_doc(service: RecallService) -> None:

@@ -70,9 +70,9 @@ def test_cli_end_to_end(recall) -> None:
     assert "no match" in recall("search", "xylophone quasar").stdout
 
     shown = json.loads(recall("show", "t-en-errors", "--json").stdout)
-    assert shown["sessionId"] == "t-en-errors" and len(shown["messages"]) == 5
+    assert shown["session_id"] == "t-en-errors" and len(shown["messages"]) == 5
     budget = json.loads(recall("show", "t-en-errors", "--token-budget", "40", "--json").stdout)
-    assert 0 < len(budget["messages"]) < 5 and budget["omittedMessages"] == 5 - len(budget["messages"])
+    assert 0 < len(budget["messages"]) < 5 and budget["omitted_messages"] == 5 - len(budget["messages"])
     assert budget["messages"][-1]["id"] == "t-en-errors-m5"  # the newest ones are kept
     assert "REDACTED" in recall("show", "t-secrets").stdout
 
@@ -177,7 +177,7 @@ def test_memories_snapshot_and_digest(recall) -> None:
     assert bad.returncode == 1 and "gossip" in bad.stderr
 
     saved = json.loads(recall("snapshot", "t-zh-upgrade", "--json").stdout)
-    assert saved["sessionId"] == "t-zh-upgrade" and saved["facts"]
+    assert saved["session_id"] == "t-zh-upgrade" and saved["facts"]
     listed = json.loads(recall("snapshots", "t-zh-upgrade", "--json").stdout)
     assert [s["id"] for s in listed["snapshots"]] == [saved["id"]]
     assert json.loads(recall("recover", "t-zh-upgrade", "--json").stdout)["selected_snapshot"]["id"] == saved["id"]

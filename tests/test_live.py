@@ -21,11 +21,11 @@ from models import (
     NotFound,
     SearchFilters,
     SearchRequest,
-    Session,
     SessionArchived,
     check_transition,
     parse_session,
 )
+from models.files import decode_session
 
 from .helpers import make_service
 
@@ -308,4 +308,4 @@ def test_appends_while_a_reindex_runs_are_all_kept(writable: RecallService) -> N
     for n in range(20):
         assert _keyword(writable, f"quokka{n}") == [f"{sid}-m{n + 1}"], n
     assert writable.maintenance.check().ok, writable.maintenance.check().differences
-    assert msgspec.json.decode(_archive_file(writable, sid).read_bytes(), type=Session).status == "active"
+    assert decode_session(_archive_file(writable, sid).read_bytes()).status == "active"

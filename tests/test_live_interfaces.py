@@ -78,7 +78,7 @@ def test_start_append_patch_list_over_http(client: TestClient) -> None:
     assert archived.json()["summary"] == "A lighthouse visit."
     assert [c["status"] for c in archived.json()["status_history"]] == ["active", "paused", "recovered", "archived"]
     record = client.get(f"/v1/sessions/{sid}").json()
-    assert record["status"] == "archived" and record["archivedAt"]
+    assert record["status"] == "archived" and record["archived_at"]
     # the archive-format ingest through the same route still works
     assert client.post("/v1/sessions", json={"sessionId": "plain", "date": "2026-05-01",
                                              "messages": []}).json()["changed"] is True

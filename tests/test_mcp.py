@@ -70,7 +70,7 @@ async def _scenario(session: ClientSession) -> None:
     assert bad_date == "'2026-13' is not a real date"
 
     short = tool_data(await call_tool(session, "get_session", session_id="t-en-errors", token_budget=40))
-    assert 0 < len(short["messages"]) < 5 and short["omittedMessages"] == 5 - len(short["messages"])
+    assert 0 < len(short["messages"]) < 5 and short["omitted_messages"] == 5 - len(short["messages"])
     assert tool_error(await call_tool(session, "get_session", session_id="nope")) == "no session 'nope'"
 
     saved = tool_data(await call_tool(session, "archive_session", session=NEW_SESSION))

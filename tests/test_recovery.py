@@ -110,8 +110,8 @@ def test_decision_is_json_friendly(embedder: HashEmbedder) -> None:
                         "parts", "alternatives", "superseded_facts"}
     assert not out["superseded_facts"]  # nothing links these snapshots' facts
     assert out["selected_snapshot"]["id"] == "en-b"
-    assert out["selected_snapshot"]["sessionId"] == "session-1"
-    assert out["selected_snapshot"]["tasks"][4]["dueDate"] == "2026-03-20"
+    assert out["selected_snapshot"]["session_id"] == "session-1"
+    assert out["selected_snapshot"]["tasks"][4]["due_date"] == "2026-03-20"
     assert set(out["alternatives"][0]) == {"snapshot_id", "created_at", "description", "score",
                                            "parts", "reason"}
     assert set(out["parts"]) == {"recency", "completeness", "relevance", "freshness"}

@@ -76,13 +76,13 @@ def test_http_changes_snapshot_and_recovery_options(writable: RecallService) -> 
         assert changes["severity"] == "none" and changes["before_id"] == saved["id"]
         small = client.get(f"/v1/sessions/{UPGRADE}/snapshots/{saved['id']}",
                            params={"token_budget": 20}).json()
-        assert small["id"] == saved["id"] and small["tokenCount"] <= 20
+        assert small["id"] == saved["id"] and small["token_count"] <= 20
         assert client.get(f"/v1/sessions/{UPGRADE}/snapshots/nope").status_code == 404
         decision = client.post("/v1/recovery", json={
             "session_id": UPGRADE, "context": "数据库", "token_budget": 20,
             "options": {"weights": {"relevance": 0.7}, "time_window_hours": 48}})
         assert decision.status_code == 200
-        assert decision.json()["selected_snapshot"]["tokenCount"] <= 20
+        assert decision.json()["selected_snapshot"]["token_count"] <= 20
         bad = client.post("/v1/recovery", json={"session_id": UPGRADE, "options": {"speed": 1}})
         assert bad.status_code == 400 and "speed" in bad.json()["detail"]
         older = client.get(f"/v1/sessions/{UPGRADE}/snapshots").json()["snapshots"]
@@ -105,8 +105,8 @@ def test_cli_changes_recover_options_and_show(recall, writable: RecallService,
     assert "Redis" in recall("changes", UPGRADE).stdout
     decision = json.loads(recall("recover", UPGRADE, "--context", "backup", "--budget", "20",
                                  "--window-hours", "0", "--weight", "relevance=0.8", "--json").stdout)
-    assert decision["selected_snapshot"]["tokenCount"] <= 20
+    assert decision["selected_snapshot"]["token_count"] <= 20
     bad_weight = recall("recover", UPGRADE, "--weight", "fast", ok=False)
     assert bad_weight.returncode != 0 and "PART=NUMBER" in bad_weight.stderr
     shown = json.loads(recall("snapshots", UPGRADE, "--show", saved["id"], "--budget", "15").stdout)
-    assert shown["id"] == saved["id"] and shown["tokenCount"] <= 15
+    assert shown["id"] == saved["id"] and shown["token_count"] <= 15

@@ -6,6 +6,7 @@ import msgspec
 import pytest
 
 from models.errors import InvalidInput, UnsafeSessionId
+from models.files import encode_snapshot
 from models.snapshot import Snapshot, parse_snapshot, snapshot_tokens
 from search.recovery import compress, detect_changes
 
@@ -136,10 +137,12 @@ def test_compress_rejects_a_zero_budget() -> None:
 
 
 def test_parse_round_trip() -> None:
-    raw = msgspec.json.decode(msgspec.json.encode(EN_B))
+    # the snapshot file's shape (camelCase, as the seed's) and the wire's (snake_case) both parse
+    raw = msgspec.json.decode(encode_snapshot(EN_B))
     assert raw["tasks"][0]["relatedIntentIds"] == ["b-i1"] and "dueDate" not in raw["tasks"][0]
     assert raw["tasks"][4]["dueDate"] == "2026-03-20" and "sourceMessageId" not in raw["facts"][0]
     assert parse_snapshot(raw) == EN_B
+    assert parse_snapshot(msgspec.to_builtins(EN_B)) == EN_B
     assert parse_snapshot(msgspec.to_builtins(ZH_B)) == ZH_B
 
 

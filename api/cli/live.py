@@ -36,7 +36,7 @@ def session() -> None:
 def start(service: RecallService, title: str | None, channel: str | None, category: str | None,
           participants: tuple[str, ...], session_id: str | None, as_json: bool) -> int:
     """Start a live session; prints its id."""
-    body = {k: v for k, v in (("sessionId", session_id), ("title", title), ("channel", channel),
+    body = {k: v for k, v in (("session_id", session_id), ("title", title), ("channel", channel),
                               ("category", category),
                               ("participants", list(participants) or None)) if v is not None}
     started = service.live.start(body)

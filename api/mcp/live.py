@@ -29,7 +29,7 @@ def add_live_tools(server: MCPServer, service: RecallService) -> None:
         session_id: Annotated[str | None, Field(
             description="its id (letters, digits, '-', '_'); default a new UUID")] = None,
     ) -> LiveSession:
-        body = {k: v for k, v in (("sessionId", session_id), ("title", title),
+        body = {k: v for k, v in (("session_id", session_id), ("title", title),
                                   ("channel", channel), ("category", category)) if v is not None}
         return service.live.start(body)
 

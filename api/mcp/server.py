@@ -135,11 +135,12 @@ def build_mcp(service: RecallService) -> MCPServer:
 
     @server.tool(annotations=WRITES_IDEMPOTENT, description=(
         "Save a conversation into the archive and index it so search_archive can find it. "
-        "`session` is one archive record: sessionId (letters, digits, '-', '_'), date "
-        "(YYYY-MM-DD), messages (a list of {role, content, time?}), and optionally channel, "
-        "participants, topics, decisions, summary. Secrets are redacted before anything is "
-        "stored. Saving the same sessionId again replaces it; changed is false if nothing "
-        "differed."))
+        "`session` is one archive record: session_id (letters, digits, '-', '_'; archive files "
+        "say sessionId, also taken), date (YYYY-MM-DD), messages (a list of {role, content, "
+        "time?}), and optionally channel, participants, topics, decisions, summary. Secrets are "
+        "redacted before anything is stored. Saving the same session_id again with more "
+        "messages after the stored ones, or new details, updates it; a record that drops or "
+        "changes stored messages is refused. changed is false if nothing differed."))
     @tool_result
     def archive_session(
         session: Annotated[dict[str, Any], Field(description="the session record to archive")],

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import msgspec
-
 from indexer.stores.layout import DataDir
 from indexer.stores.state import State
 from models import OPEN_STATUSES, NotFound, Session, UnsafeSessionId, check_session_id, status_of
+from models.files import decode_session
 
 __all__ = ["Archive", "safe_id"]
 
@@ -39,7 +38,7 @@ class Archive:
         return path
 
     def session(self, session_id: str) -> Session:
-        return msgspec.json.decode(self.path(session_id).read_bytes(), type=Session)
+        return decode_session(self.path(session_id).read_bytes())
 
     def open_live(self, session_id: str) -> Session | None:
         """The session when it is a live session still open, else None (also when it is not

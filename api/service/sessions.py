@@ -23,6 +23,7 @@ from models import (
     estimate_tokens,
     status_of,
 )
+from models.files import decode_session
 from search.dates import check_day
 
 if TYPE_CHECKING:
@@ -48,7 +49,7 @@ __all__ = [
 MAX_PAGE = 500
 
 
-class ArchivedSession(Session, frozen=True, omit_defaults=True, rename="camel"):
+class ArchivedSession(Session, frozen=True, omit_defaults=True):
     """The archive record as stored; with a token budget, only the newest messages that fit,
     and how many were left out."""
 
@@ -130,12 +131,11 @@ class Health(msgspec.Struct, omit_defaults=True):
 def read_session(archive: Archive, session_id: str,
                  token_budget: int | None = None) -> ArchivedSession:
     """The archived session, or with a budget: its summary plus the newest messages that fit."""
-    path = archive.path(session_id)
+    session = decode_session(archive.path(session_id).read_bytes())
     if token_budget is None:
-        return msgspec.json.decode(path.read_bytes(), type=ArchivedSession)
+        return msgspec.convert(session, ArchivedSession, from_attributes=True)
     if token_budget < 1:
         raise InvalidInput("token budget must be positive")
-    session = msgspec.json.decode(path.read_bytes(), type=Session)
     budgeted = _within_budget(session, token_budget)
     if budgeted.omitted_messages and not session.summary and session.status:
         # a live session has no summary until it is archived: the left-out messages get an

@@ -10,6 +10,7 @@ from pathlib import Path
 import msgspec
 
 from models import Session
+from models.files import decode_session
 
 __all__ = ["archived_last_activity", "last_activity"]
 
@@ -23,7 +24,7 @@ def last_activity(session: Session) -> float:
 def archived_last_activity(path: Path) -> float | None:
     """last_activity of an archived session, None when its file cannot be read."""
     try:
-        return last_activity(msgspec.json.decode(path.read_bytes(), type=Session))
+        return last_activity(decode_session(path.read_bytes()))
     except (OSError, msgspec.DecodeError):
         return None
 

@@ -13,7 +13,7 @@ from indexer.stores.facts import FactStore, is_linked, statements_of
 from indexer.stores.layout import DataDir
 from indexer.stores.memories import MemoryStore
 from indexer.stores.state import State
-from models import Session
+from models.files import decode_session
 
 __all__ = ["fill_statements", "settle_facts"]
 
@@ -43,8 +43,7 @@ def fill_statements(data: DataDir, state: State, embedder: Embedder, facts: Fact
         if not linked:
             continue
         try:
-            session = msgspec.json.decode((data.archive / row.archive_path).read_bytes(),
-                                          type=Session)
+            session = decode_session((data.archive / row.archive_path).read_bytes())
         except (OSError, msgspec.DecodeError) as exc:  # `recall check` reports the file
             log.warning("could not read %s to keep its statements: %s", row.archive_path, exc)
             continue

@@ -34,6 +34,7 @@ from indexer.stores.snapshots import SnapshotStore
 from indexer.stores.state import SessionRow, State
 from indexer.text.redact import redact_value
 from models import InvalidSession, Memory, RecallError, Session, parse_snapshot
+from models.files import decode_session, encode_session
 
 __all__ = ["FilePreparer", "Prepared", "archive_hash", "prepare_archived", "prepare_record",
            "prepare_rewrites"]
@@ -92,8 +93,7 @@ def prepare_rewrites(data: DataDir, state: State, embedder: Embedder, session_id
         row = state.session(session_id)
         if row is None or row.status != "indexed":
             continue
-        session = msgspec.json.decode((data.archive / row.archive_path).read_bytes(),
-                                      type=Session)
+        session = decode_session((data.archive / row.archive_path).read_bytes())
         kept = memories.load(session_id)
         if kept is None:
             kept = extract_memories(session, embedder=PassageCache(embedder))
@@ -101,7 +101,7 @@ def prepare_rewrites(data: DataDir, state: State, embedder: Embedder, session_id
         if changed is None:
             report.unchanged += 1
             continue
-        archive_bytes = msgspec.json.format(msgspec.json.encode(changed), indent=1)
+        archive_bytes = encode_session(changed)
         yield Prepared(changed, archive_bytes, archive_hash(archive_bytes), None, None)
 
 

@@ -28,6 +28,7 @@ from indexer.stores.relevance import without_pruned
 from indexer.stores.replaced import ReplacedVersions, keeps_messages
 from indexer.stores.state import SessionRow, State
 from models import Session
+from models.files import decode_session
 
 __all__ = ["COMPACT_EVERY_ROWS", "BatchWriter", "archive_relative", "batched", "session_meta",
            "session_row", "stored_session"]
@@ -124,7 +125,7 @@ def stored_session(path: Path) -> tuple[Session, bytes] | None:
     crash before its first write)."""
     try:
         record = path.read_bytes()
-        return msgspec.json.decode(record, type=Session), record
+        return decode_session(record), record
     except (OSError, msgspec.DecodeError, msgspec.ValidationError):
         return None
 

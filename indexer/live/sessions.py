@@ -54,6 +54,7 @@ from models import (
     status_of,
     text_of,
 )
+from models.files import decode_session, encode_session
 
 __all__ = ["MAX_BATCH", "AppendResult", "LiveSessions", "now_local"]
 
@@ -216,7 +217,7 @@ class LiveSessions:
                       index_messages: tuple[Any, ...] = (), gen: Generation | None = None) -> None:
         """The ingest order for one session whose indexed documents stay, plus `index_messages`
         added: pending, archive file, new documents, indexed."""
-        data = msgspec.json.format(msgspec.json.encode(session), indent=1)
+        data = encode_session(session)
         prepared = Prepared(session, data, archive_hash(data), None, None)
         state.mark([session_row(ingestor.data, prepared, "pending")])
         atomic_write(ingestor.data.archive_path(session.session_id, session.date), data)
@@ -244,7 +245,7 @@ def _load(ingestor: Ingestor, state: State, gen: Generation, session_id: str) ->
     path = ingestor.data.archive / row.archive_path if row else None
     if row is None or row.status == "deleting" or path is None or not path.exists():
         raise NotFound(f"no session {session_id!r}")
-    return msgspec.json.decode(path.read_bytes(), type=Session)
+    return decode_session(path.read_bytes())
 
 
 def _new_messages(session: Session, messages: list[dict[str, Any]]

@@ -24,6 +24,7 @@ from indexer.stores.layout import DataDir
 from indexer.stores.memories import MemoryStore
 from indexer.stores.state import State
 from models import IndexDamaged, IndexUnavailable, Session
+from models.files import decode_session
 
 __all__ = ["CheckReport", "Difference", "check"]
 
@@ -111,7 +112,7 @@ def _read_archive(data: DataDir, report: CheckReport) -> dict[str, _Archived]:
     out: dict[str, _Archived] = {}
     for path in sorted(data.archive.rglob("*.json")):
         try:
-            session = msgspec.json.decode(path.read_bytes(), type=Session)
+            session = decode_session(path.read_bytes())
         except (OSError, msgspec.DecodeError) as exc:
             report.add(path.stem, "archive_unreadable", f"{path}: {exc}")
             continue

@@ -21,7 +21,8 @@ from indexer.stores.layout import DataDir
 from indexer.stores.snapshots import SnapshotStore
 from indexer.stores.state import State
 from indexer.stores.todos import TodoStore
-from models import InvalidInput, Session
+from models import InvalidInput
+from models.files import decode_session
 
 __all__ = ["DoomedSession", "PrunedSnapshots", "parse_age", "plan_deletions", "plan_snapshots"]
 
@@ -88,8 +89,7 @@ def plan_deletions(data: DataDir, older_than_days: int, today: date, *,
         if wanted_channels and (row.channel or "").casefold() not in wanted_channels:
             continue
         try:
-            session = msgspec.json.decode((data.archive / row.archive_path).read_bytes(),
-                                          type=Session)
+            session = decode_session((data.archive / row.archive_path).read_bytes())
         except (OSError, msgspec.DecodeError):
             continue  # `recall check` reports an unreadable archive file
         active = last_activity(session)

@@ -23,6 +23,7 @@ import msgspec
 from indexer.stores.layout import DataDir
 from indexer.stores.state import State
 from models import Decision, InvalidInput, Memory, Retention, Session
+from models.files import decode_session
 
 __all__ = ["COMPRESSED_SUMMARY_CHARS", "TIERS", "PlannedTrim", "RetentionPolicy", "current_tier",
            "extractive_summary", "last_activity", "plan", "plan_session", "trim"]
@@ -178,8 +179,7 @@ def plan(data: DataDir, policy: RetentionPolicy, today: date) -> list[PlannedTri
         if (today - date.fromisoformat(row.date)).days <= policy.youngest_due():
             continue
         try:
-            session = msgspec.json.decode((data.archive / row.archive_path).read_bytes(),
-                                          type=Session)
+            session = decode_session((data.archive / row.archive_path).read_bytes())
         except (OSError, msgspec.DecodeError):
             continue  # `recall reindex` reports an unreadable archive file
         planned = plan_session(session, policy, today)

@@ -17,10 +17,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-import msgspec
-
 from indexer.stores.layout import DataDir, atomic_write
 from models import NotFound, Session, check_session_id
+from models.files import decode_session
 
 __all__ = ["ReplacedVersion", "ReplacedVersions", "keeps_messages"]
 
@@ -45,7 +44,7 @@ class ReplacedVersion:
         return self.version / 1000
 
     def session(self) -> Session:
-        return msgspec.json.decode(self.path.read_bytes(), type=Session)
+        return decode_session(self.path.read_bytes())
 
 
 class ReplacedVersions:

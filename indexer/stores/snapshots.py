@@ -22,6 +22,7 @@ from models import (
     check_session_id,
     parse_snapshot,
 )
+from models.files import encode_snapshot
 from models.ids import check_snapshot_id
 from models.snapshot import FactCategory, snapshot_tokens
 
@@ -42,7 +43,7 @@ class SnapshotStore:
 
     def save(self, snapshot: Snapshot) -> Path:
         path = self._folder(snapshot.session_id) / f"{check_snapshot_id(snapshot.id)}.json"
-        atomic_write(path, msgspec.json.format(msgspec.json.encode(snapshot), indent=1))
+        atomic_write(path, encode_snapshot(snapshot))
         return path
 
     def save_new(self, snapshot: Snapshot) -> Snapshot:

@@ -54,7 +54,7 @@ function sessionHeader(record, state, terms, hitIds) {
   const summary = record.summary || "";
   const summaryClass = ["summary", summaryHit && "hit", state.msg === "summary" && "current"].filter(Boolean).join(" ");
   return el("header", { class: "session-head" },
-    el("h1", {}, record.title || summary.split(/[。.!?！？\n]/)[0] || record.sessionId),
+    el("h1", {}, record.title || summary.split(/[。.!?！？\n]/)[0] || record.session_id),
     el("p", { class: "meta" },
       el("time", { datetime: record.date }, record.date),
       record.channel && el("span", { class: "channel" }, record.channel),
@@ -100,7 +100,7 @@ function showMessage(id) {
 }
 
 function fillSide(side, record, seq) {
-  const id = record.sessionId;
+  const id = record.session_id;
   const memories = el("section", { class: "panel", id: "memories" }, el("h2", {}, t("memories.title")));
   const snapshots = el("section", { class: "panel", id: "snapshots" }, el("h2", {}, t("snapshots.title")));
   fill(side, recoverPanel(id), snapshots, memories);
@@ -143,7 +143,7 @@ async function loadSnapshots(panel, id, seq) {
   if (seq !== renderSeq) return;
   const list = body.snapshots.length
     ? el("ol", { class: "snapshots" }, [...body.snapshots].reverse().map((s) =>
-      el("li", { "data-id": s.id, title: s.id }, el("time", { datetime: s.createdAt }, shortTime(s.createdAt)),
+      el("li", { "data-id": s.id, title: s.id }, el("time", { datetime: s.created_at }, shortTime(s.created_at)),
         " ", s.description,
         el("span", { class: "muted" }, ` · ${t("snapshots.items", { i: s.intents.length, f: s.facts.length, t: s.tasks.length })}`))))
     : el("p", { class: "muted" }, t("snapshots.none"));
@@ -199,7 +199,7 @@ function decisionView(decision) {
       row(t("recover.strategy"), el("strong", { class: `strategy strategy-${decision.strategy}`, "data-strategy": decision.strategy },
         t(`strategy.${decision.strategy}`))),
       row(t("recover.confidence"), el("span", { class: "confidence" }, `${Math.round(decision.confidence * 100)}%`)),
-      row(t("recover.selected"), el("span", { class: "selected", title: snap.id }, shortTime(snap.createdAt), " ",
+      row(t("recover.selected"), el("span", { class: "selected", title: snap.id }, shortTime(snap.created_at), " ",
         snap.description))),
     el("h3", {}, t("recover.reasons")),
     el("ul", { class: "reasons" }, decision.reasons.map((reason) => el("li", {}, reason))),
