@@ -460,9 +460,10 @@ def test_the_fixtures_are_where_the_defaults_look() -> None:
 
 def test_resume_hints_by_agent() -> None:
     agents = {record(path)["origin"]["agent"] for path in TRANSCRIPTS}
-    assert agents == set(cline.RESUMES) == {"cline", "roo-code", "kilo-code", "cline-cli"}
-    assert cline.RESUMES["cline-cli"][0] == "cline --id {id}"
-    assert cline.RESUME == cline.RESUMES["cline"] and cline.RESUME[0] is None
+    resumes = cline.FORMAT.resumes()
+    assert agents == set(resumes) == {"cline", "roo-code", "kilo-code", "cline-cli"}
+    assert resumes["cline-cli"].command == "cline --id {id}"
+    assert cline.FORMAT.resume == resumes["cline"] and cline.FORMAT.resume.command is None
 
 
 def test_indexed_tasks_are_searchable_and_reimport_skips_them(tmp_path: Path) -> None:

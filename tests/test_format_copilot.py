@@ -98,10 +98,11 @@ def test_copilot_lines_look_like_no_other_format() -> None:
     ours = [json.loads(line) for p in (LOG, CLI, CLI_EARLY)
             for line in p.read_text("utf-8").split("\n") if _parses(line)]
     assert all(copilot.looks_like(item) for item in ours[:3])
-    others = [m for m in REGISTRY.values() if m is not copilot and hasattr(m, "looks_like")]
-    assert len(others) >= 4
-    for other in others:
-        assert not [item for item in ours if other.looks_like(item)], other.NAME
+    tests = [(f.name, test) for f in REGISTRY if f is not copilot.FORMAT
+             for test in (f.sniff_line, f.sniff_header) if test is not None]
+    assert len(tests) >= 5
+    for name, test in tests:
+        assert not [item for item in ours if test(item)], name
 
 
 def test_metadata_stale_copies_and_empty_chats_have_nothing_to_import() -> None:

@@ -32,7 +32,7 @@ from indexer.formats.common import Transcript
 from indexer.formats.database import open_readonly, table_names
 from indexer.formats.importer import candidate_files, default_paths
 from indexer.formats.ledger import UNACCOUNTED, Ledger
-from indexer.formats.registry import read_database
+from indexer.formats.readers import read_database
 from indexer.formats.resume import resume_hint
 from indexer.formats.sources import RawSession, load_database, load_file, normalize
 from models import InvalidSession, SearchRequest

@@ -446,7 +446,7 @@ def test_candidates_are_the_database_and_session_files() -> None:
 
 
 def test_resume_reopens_a_session_by_its_id() -> None:
-    command, note = opencode.RESUME
+    command, note = opencode.FORMAT.resume
     assert command is not None and command.format(id=MAIN_ID) == f"opencode --session {MAIN_ID}"
     assert "cwd" in note
 

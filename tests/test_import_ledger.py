@@ -6,6 +6,7 @@ reader that fails, messages without ids, a lone surrogate)."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import shutil
 from pathlib import Path
@@ -79,7 +80,9 @@ def test_a_reader_that_fails_costs_its_file_and_never_the_batch(
     def broken(*args: object) -> None:  # a reader's bug, as a KeyError on a missing `id` was
         raise KeyError("id")
 
-    monkeypatch.setitem(registry._DOCUMENT_READERS, gemini.NAME, broken)
+    monkeypatch.setattr(registry, "FORMATS", [
+        dataclasses.replace(f, read_document=broken) if f is gemini.FORMAT else f
+        for f in registry.FORMATS])
     report = _service(tmp_path / "home").index([folder])
     failed = [r for r in report.rejected if "the reader failed (KeyError" in r.reason]
     assert len(failed) == 2  # the two whole-file Gemini chats

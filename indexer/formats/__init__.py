@@ -3,8 +3,9 @@ Cline (and Roo, Kilo), opencode, GitHub Copilot, OpenClaw and ChatGPT exports.
 
 Each turns a file into Transcripts whose records are the raw session records parse_session
 accepts, so everything downstream (redaction, archive, both indexes, memories) is unchanged.
-The names below are loaded on first use (PEP 562): the command line reads the format names
-(`common.py`) without loading the readers.
+Each format is one `Format` record (contract.py) in the list of registry.py. The names below
+are loaded on first use (PEP 562): the command line reads the format names (`common.py`)
+without loading the readers.
 """
 
 from __future__ import annotations
@@ -21,51 +22,53 @@ if TYPE_CHECKING:
         NothingToImport,
         Transcript,
     )
+    from indexer.formats.contract import Format, Metadata, Resume, Storage
     from indexer.formats.detect import (
-        OPENCLAW_STORE,
+        connection_format,
         database_format,
         detect_format,
         document_format,
         is_json_lines,
         line_format,
+        text_format,
     )
-    from indexer.formats.registry import (
-        FORMATS,
-        looks_like_aider,
-        read_database,
-        read_document,
-        read_lines,
-        read_text,
-    )
+    from indexer.formats.readers import read_database, read_document, read_lines, read_text
+    from indexer.formats.registry import FORMATS
 
 __all__ = [
     "DEFAULT_TOOL_CHARS",
     "FORMATS",
     "FORMAT_NAMES",
-    "OPENCLAW_STORE",
+    "Format",
     "ImportOptions",
+    "Metadata",
     "NothingToImport",
+    "Resume",
+    "Storage",
     "Transcript",
+    "connection_format",
     "database_format",
     "detect_format",
     "document_format",
     "is_json_lines",
     "line_format",
-    "looks_like_aider",
     "read_database",
     "read_document",
     "read_lines",
     "read_text",
+    "text_format",
 ]
 
 # where each name is defined
 _MODULES = {
     **dict.fromkeys(("DEFAULT_TOOL_CHARS", "FORMAT_NAMES", "ImportOptions", "NothingToImport",
                      "Transcript"), "indexer.formats.common"),
-    **dict.fromkeys(("OPENCLAW_STORE", "database_format", "detect_format", "document_format",
-                     "is_json_lines", "line_format"), "indexer.formats.detect"),
-    **dict.fromkeys(("FORMATS", "looks_like_aider", "read_database", "read_document",
-                     "read_lines", "read_text"), "indexer.formats.registry"),
+    **dict.fromkeys(("Format", "Metadata", "Resume", "Storage"), "indexer.formats.contract"),
+    **dict.fromkeys(("connection_format", "database_format", "detect_format", "document_format",
+                     "is_json_lines", "line_format", "text_format"), "indexer.formats.detect"),
+    **dict.fromkeys(("read_database", "read_document", "read_lines", "read_text"),
+                    "indexer.formats.readers"),
+    "FORMATS": "indexer.formats.registry",
 }
 
 if not TYPE_CHECKING:  # mypy reads the imports above; an unknown name stays an error for it

@@ -58,17 +58,15 @@ from indexer.formats.common import (
     origin,
     safe_session_id,
 )
+from indexer.formats.contract import Format, Resume, Storage
 from indexer.formats.ledger import Ledger
 from models import InvalidSession
 
-__all__ = ["CHANNEL", "FILE_NAME", "NAME", "default_paths", "is_candidate", "looks_like_text", "parse"]
+__all__ = ["CHANNEL", "FILE_NAME", "FORMAT", "NAME", "default_paths", "is_candidate", "looks_like_text", "parse"]
 
 NAME = "aider"
 CHANNEL = "aider"
 ID_PREFIX = "aider"
-# how the agent reopens one of its sessions (`recall resume`): a command, or None and why not
-RESUME = ("aider --restore-chat-history",
-          "aider keeps one history per folder and restores all of it, not one session: run it in cwd")
 FILE_NAME = ".aider.chat.history.md"
 TITLE_CHARS = 80
 _START = re.compile(r"^# aider chat started at (\d{4}-\d{2}-\d{2}) (\d{2}):(\d{2}):(\d{2})\s*$")
@@ -271,3 +269,13 @@ def _thinking(answer: str, options: ImportOptions, ledger: Ledger) -> str:
         ledger.part_left_out("thinking")
         return ""
     return _THINKING.sub(replace, answer).strip()
+
+
+FORMAT = Format(
+    name=NAME, channel=CHANNEL, stored_as=(Storage.TEXT,),
+    default_paths=default_paths, is_candidate=is_candidate,
+    environment=("AIDER_CHAT_HISTORY_FILE",),
+    resume=Resume("aider --restore-chat-history",
+                  "aider keeps one history per folder and restores all of it, not one session: "
+                  "run it in cwd"),
+    sniff_text=looks_like_text, read_text=parse)

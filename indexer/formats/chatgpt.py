@@ -38,16 +38,15 @@ from indexer.formats.common import (
     tool_call_text,
     tool_result_text,
 )
+from indexer.formats.contract import Format, Resume, Storage
 from indexer.formats.ledger import UNACCOUNTED, Ledger
 from models import InvalidSession, parse_time
 
-__all__ = ["CHANNEL", "NAME", "default_paths", "is_candidate", "looks_like", "parse", "parse_value"]
+__all__ = ["CHANNEL", "FORMAT", "NAME", "default_paths", "is_candidate", "looks_like", "parse", "parse_value"]
 
 NAME = "chatgpt"
 CHANNEL = "chatgpt"
 ID_PREFIX = "chatgpt"
-# how the agent reopens one of its sessions (`recall resume`): a command, or None and why not
-RESUME = ("https://chatgpt.com/c/{id}", "a ChatGPT conversation: open it in a browser")
 FILE_NAMES = ("conversations.json",)
 _HIDDEN_CONTENT = {"user_editable_context", "model_editable_context"}
 
@@ -335,3 +334,11 @@ def _part(part: Any) -> str:
     if isinstance(kind, str) and "audio" in kind:
         return ""
     return "[attachment]"
+
+
+FORMAT = Format(
+    name=NAME, channel=CHANNEL, stored_as=(Storage.DOCUMENT,),
+    default_paths=default_paths, is_candidate=is_candidate,
+    resume=Resume("https://chatgpt.com/c/{id}", "a ChatGPT conversation: open it in a browser"),
+    sniff_document=lambda value, path: looks_like(value), read_document=parse_value,
+    walk_depth=3)  # exports are unzipped somewhere under Downloads: not all of it

@@ -50,17 +50,15 @@ from indexer.formats.common import (
     tool_call_text,
     tool_result_text,
 )
+from indexer.formats.contract import Format, Resume, Storage
 from indexer.formats.ledger import Ledger
 from models import InvalidSession
 
-__all__ = ["CHANNEL", "NAME", "default_paths", "is_candidate", "looks_like", "parse"]
+__all__ = ["CHANNEL", "FORMAT", "NAME", "default_paths", "is_candidate", "looks_like", "parse"]
 
 NAME = "claude-code"
 CHANNEL = "claude-code"
 ID_PREFIX = "claude-code"
-# how the agent reopens one of its sessions (`recall resume`): a command, or None and why not
-RESUME = ("claude --resume {id}",
-          "Claude Code resumes sessions of the folder it runs in: run it in cwd")
 TITLE_CHARS = 80
 # line types Claude Code writes that hold no conversation; skipped without being called unknown
 _BOOKKEEPING = {"file-history-snapshot", "queue-operation", "progress", "custom-title",
@@ -358,3 +356,11 @@ def _title(titles: list[tuple[str, str]], ledger: Ledger) -> str | None:
 def _strip_tags(text: str) -> str:
     """What is left of a line once the command and shell output tags are taken out."""
     return _BASH_OUTPUT.sub("", _COMMAND_OUTPUT.sub("", text)).strip()
+
+
+FORMAT = Format(
+    name=NAME, channel=CHANNEL, stored_as=(Storage.LINES,),
+    default_paths=default_paths, is_candidate=is_candidate, environment=("CLAUDE_CONFIG_DIR",),
+    resume=Resume("claude --resume {id}",
+                  "Claude Code resumes sessions of the folder it runs in: run it in cwd"),
+    sniff_line=looks_like, read_lines=parse)

@@ -34,27 +34,18 @@ from indexer.formats.common import (
     origin,
     safe_session_id,
 )
+from indexer.formats.contract import Format, Resume, Storage
 from indexer.formats.ledger import Ledger
 from models import InvalidSession, parse_time
 
-__all__ = ["CHANNEL", "NAME", "RESUME", "RESUMES", "default_paths", "is_candidate",
-           "looks_like_document", "parse_value"]
+__all__ = ["CHANNEL", "FORMAT", "NAME", "default_paths", "is_candidate", "looks_like_document",
+           "parse_value"]
 
 NAME = "cline"
 CHANNEL = "cline"
 ID_PREFIX = "cline"
 TITLE_CHARS = 80
 CLI_AGENT = "cline-cli"
-RESUME: tuple[str | None, str] = (
-    None, ("a Cline task reopens from the History view of the Cline extension in the editor it "
-           "ran in; it has no command line"))
-# for `recall resume`, by origin agent
-RESUMES: dict[str, tuple[str | None, str]] = {
-    "cline": RESUME,
-    "roo-code": (None, "a Roo Code task reopens from Roo Code's task history in the editor"),
-    "kilo-code": (None, "a Kilo Code task reopens from Kilo Code's task history in the editor"),
-    CLI_AGENT: ("cline --id {id}", "the Cline CLI resumes its session by id: run it in cwd"),
-}
 
 
 def default_paths(home: Path, env: dict[str, str]) -> list[Path]:
@@ -124,3 +115,19 @@ def _transcript(path: Path, raw_id: str, agent: str, cwd: str | None, start: str
     if title:
         record["title"] = clip(title.strip().split("\n", 1)[0], TITLE_CHARS)
     return Transcript.build(record, ledger)
+
+
+FORMAT = Format(
+    name=NAME, channel=CHANNEL, stored_as=(Storage.DOCUMENT,),
+    default_paths=default_paths, is_candidate=is_candidate,
+    environment=("VSCODE_PORTABLE", "VSCODE_APPDATA", "XDG_CONFIG_HOME", "APPDATA", "CLINE_DIR",
+                 "CLINE_DATA_DIR", "CLINE_SESSION_DATA_DIR"),
+    resume=Resume(None, "a Cline task reopens from the History view of the Cline extension in "
+                        "the editor it ran in; it has no command line"),
+    agents={"roo-code": Resume(None, "a Roo Code task reopens from Roo Code's task history in "
+                                     "the editor"),
+            "kilo-code": Resume(None, "a Kilo Code task reopens from Kilo Code's task history "
+                                      "in the editor"),
+            CLI_AGENT: Resume("cline --id {id}",
+                              "the Cline CLI resumes its session by id: run it in cwd")},
+    sniff_document=looks_like_document, read_document=parse_value)

@@ -50,17 +50,15 @@ from indexer.formats.common import (
     tool_call_text,
     tool_result_text,
 )
+from indexer.formats.contract import Format, Resume, Storage
 from indexer.formats.ledger import Ledger
 from models import InvalidSession
 
-__all__ = ["CHANNEL", "NAME", "default_paths", "is_candidate", "looks_like", "parse"]
+__all__ = ["CHANNEL", "FORMAT", "NAME", "default_paths", "is_candidate", "looks_like", "parse"]
 
 NAME = "codex"
 CHANNEL = "codex"
 ID_PREFIX = "codex"
-# how the agent reopens one of its sessions (`recall resume`): a command, or None and why not
-RESUME = ("codex resume {id}",
-          "Codex finds the session by its id; run it in cwd to keep the same working folder")
 TITLE_CHARS = 80
 _ENVELOPES = {"session_meta", "response_item", "event_msg", "turn_context", "compacted"}
 _ITEM_TYPES = {"message", "reasoning", "function_call", "function_call_output", "custom_tool_call",
@@ -403,3 +401,11 @@ def _output(value: Any) -> tuple[str, bool]:
 def _file_uuid(path: Path) -> str | None:
     match = _UUID_AT_END.search(path.stem)
     return match.group(1) if match else None
+
+
+FORMAT = Format(
+    name=NAME, channel=CHANNEL, stored_as=(Storage.LINES,),
+    default_paths=default_paths, is_candidate=is_candidate, environment=("CODEX_HOME",),
+    resume=Resume("codex resume {id}",
+                  "Codex finds the session by its id; run it in cwd to keep the same working folder"),
+    sniff_line=looks_like, read_lines=parse)

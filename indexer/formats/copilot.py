@@ -38,11 +38,12 @@ from indexer.formats.common import (
     read_transcript_lines,
     safe_session_id,
 )
+from indexer.formats.contract import Format, Resume, Storage
 from indexer.formats.editors import user_dirs
 from indexer.formats.ledger import Ledger
 from models import InvalidSession
 
-__all__ = ["CHANNEL", "NAME", "RESUME", "RESUMES", "VSCODE_AGENT", "default_paths",
+__all__ = ["CHANNEL", "FORMAT", "NAME", "VSCODE_AGENT", "default_paths",
            "is_candidate", "looks_like", "looks_like_document", "parse", "parse_value"]
 
 NAME = "copilot"
@@ -50,13 +51,6 @@ CHANNEL = "copilot"
 ID_PREFIX = "copilot"
 TITLE_CHARS = 80
 VSCODE_AGENT = "copilot-vscode"  # the origin agent of VS Code's chats; the CLI's is NAME
-# for `recall resume`, by origin agent (the CLI's exit message prints `copilot --resume=<id>`)
-RESUME: tuple[str | None, str] = (
-    "copilot --resume={id}",
-    "recent Copilot CLI releases reopen a session in its saved folder; older ones: run it in cwd")
-RESUMES: dict[str, tuple[str | None, str]] = {
-    VSCODE_AGENT: (None, ("VS Code has no command that reopens a chat by its id: open cwd in "
-                          "VS Code and pick the chat from the chat view's history"))}
 # the editors Copilot Chat runs in, by the folder name of their user data
 _EDITORS = ("Code", "Code - Insiders", "VSCodium")
 _SESSION_FOLDERS = {"chatSessions", "emptyWindowChatSessions"}
@@ -169,3 +163,17 @@ def _transcript(path: Path, agent: str, raw_id: str, cwd: str | None, project: s
     if title:
         record["title"] = title
     return Transcript.build(record, ledger)
+
+
+FORMAT = Format(
+    name=NAME, channel=CHANNEL, stored_as=(Storage.LINES, Storage.DOCUMENT),
+    default_paths=default_paths, is_candidate=is_candidate,
+    environment=("VSCODE_PORTABLE", "VSCODE_APPDATA", "XDG_CONFIG_HOME", "APPDATA", "COPILOT_HOME"),
+    # the CLI's exit message prints `copilot --resume=<id>`
+    resume=Resume("copilot --resume={id}", "recent Copilot CLI releases reopen a session in its "
+                                           "saved folder; older ones: run it in cwd"),
+    agents={VSCODE_AGENT: Resume(None, "VS Code has no command that reopens a chat by its id: "
+                                       "open cwd in VS Code and pick the chat from the chat "
+                                       "view's history")},
+    sniff_line=looks_like, sniff_document=looks_like_document,
+    read_lines=parse, read_document=parse_value)

@@ -35,11 +35,13 @@ from indexer.formats.common import (
     origin,
     safe_session_id,
 )
+from indexer.formats.contract import Format, Resume, Storage
 from indexer.formats.ledger import Ledger
 from models import InvalidSession
 
-__all__ = ["CHANNEL", "EDITOR_AGENT", "ID_PREFIX", "NAME", "RESUME", "RESUMES", "default_paths",
-           "is_candidate", "looks_like", "looks_like_database", "parse", "parse_database"]
+__all__ = ["CHANNEL", "EDITOR_AGENT", "FORMAT", "ID_PREFIX", "NAME", "default_paths",
+           "holds_composers", "is_candidate", "looks_like", "looks_like_database", "parse",
+           "parse_database"]
 
 log = logging.getLogger(__name__)
 
@@ -48,14 +50,6 @@ CHANNEL = "cursor"
 ID_PREFIX = "cursor"
 TITLE_CHARS = 80
 EDITOR_AGENT = "cursor-editor"  # the origin agent of the editor's chats; the CLI's is NAME
-# for `recall resume`, by origin agent
-RESUME: tuple[str | None, str] = (
-    "agent --resume {id}",
-    "Cursor CLI chats reopen by id (`cursor-agent --resume` on older installs): run it in cwd")
-RESUMES: dict[str, tuple[str | None, str]] = {
-    EDITOR_AGENT: (None, ("a chat of the Cursor editor reopens from the editor's chat history "
-                          "(open cwd in Cursor); the transcript path is the editor database it "
-                          "was read from"))}
 
 
 def default_paths(home: Path, env: dict[str, str]) -> list[Path]:
@@ -132,3 +126,16 @@ def _transcript(path: Path, agent: str, raw_id: str, chat_id: str, cwd: str | No
     if day:
         record["date"] = day
     return Transcript.build(record, ledger)
+
+
+FORMAT = Format(
+    name=NAME, channel=CHANNEL, stored_as=(Storage.LINES, Storage.DATABASE),
+    default_paths=default_paths, is_candidate=is_candidate,
+    environment=("XDG_CONFIG_HOME", "APPDATA", "CURSOR_CONFIG_DIR"),
+    resume=Resume("agent --resume {id}", "Cursor CLI chats reopen by id (`cursor-agent --resume` "
+                                         "on older installs): run it in cwd"),
+    agents={EDITOR_AGENT: Resume(None, "a chat of the Cursor editor reopens from the editor's "
+                                       "chat history (open cwd in Cursor); the transcript path "
+                                       "is the editor database it was read from")},
+    sniff_line=looks_like, sniff_tables=looks_like_database, sniff_connection=holds_composers,
+    read_lines=parse, read_database=parse_database)

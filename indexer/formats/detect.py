@@ -3,33 +3,17 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from indexer.formats import (
-    aider,
-    chatgpt,
-    claude_code,
-    cline,
-    codex,
-    copilot,
-    cursor,
-    gemini,
-    openclaw,
-    opencode,
-)
+from indexer.formats import registry
 
-__all__ = ["GEMINI_PROJECTS", "OPENCLAW_STORE", "database_format", "detect_format",
-           "document_format", "is_json_lines", "line_format"]
+__all__ = ["connection_format", "database_format", "detect_format", "document_format",
+           "is_json_lines", "line_format", "text_format"]
 
-OPENCLAW_STORE = "openclaw-store"  # OpenClaw's sessions.json: metadata, nothing to import
-GEMINI_PROJECTS = "gemini-projects"  # Gemini CLI's projects.json: metadata, nothing to import
 _SNIFF_LINES = 30
-# one line of each JSON-lines format, tried in this order (OpenClaw's first line is its header)
-_LINE_TESTS = ((claude_code.NAME, claude_code.looks_like), (codex.NAME, codex.looks_like),
-               (gemini.NAME, gemini.looks_like), (copilot.NAME, copilot.looks_like),
-               (cursor.NAME, cursor.looks_like))
 
 
 def is_json_lines(path: Path, text: str) -> bool:
@@ -47,9 +31,13 @@ def is_json_lines(path: Path, text: str) -> bool:
             value = json.loads(first)
         except (json.JSONDecodeError, RecursionError):
             return False
-        if gemini.looks_like_document(value):
+        formats = registry.FORMATS
+        # a whole document on one line, of a format whose lines look the same (Gemini CLI's)
+        if any(f.sniff_line and f.sniff_document and f.sniff_line(value)
+               and f.sniff_document(value, path) for f in formats):
             return False
-        return openclaw.looks_like(value) or any(test(value) for _, test in _LINE_TESTS)
+        return any(test(value) for f in formats for test in (f.sniff_header, f.sniff_line)
+                   if test is not None)
     try:
         json.loads(first)
     except (json.JSONDecodeError, RecursionError):
@@ -59,9 +47,10 @@ def is_json_lines(path: Path, text: str) -> bool:
 
 
 def _jsonl_name(path: Path) -> bool:
-    """Named like JSON lines: `.jsonl`, or an OpenClaw transcript renamed by a reset or a
-    deletion (`<id>.jsonl.reset.<time>`)."""
-    return path.suffix == ".jsonl" or openclaw.renamed_transcript(path) is not None
+    """Named like JSON lines: `.jsonl`, or a name a format gives its JSON lines (an OpenClaw
+    transcript renamed by a reset or a deletion: `<id>.jsonl.reset.<time>`)."""
+    return path.suffix == ".jsonl" or any(f.lines_named and f.lines_named(path)
+                                          for f in registry.FORMATS)
 
 
 def _parses(text: str) -> bool:
@@ -73,7 +62,9 @@ def _parses(text: str) -> bool:
 
 
 def line_format(text: str) -> str | None:
-    """The JSON-lines format whose lines these are (claude-code, codex, ...); None for others."""
+    """The JSON-lines format whose lines these are (claude-code, codex, ...); None for others.
+    A format that recognizes its header looks at the first line only, before the others."""
+    formats = registry.FORMATS
     for number, line in enumerate(_nonempty_lines(text)):
         if number >= _SNIFF_LINES:
             break
@@ -81,46 +72,60 @@ def line_format(text: str) -> str | None:
             item = json.loads(line)
         except (json.JSONDecodeError, RecursionError):
             continue
-        if number == 0 and openclaw.looks_like(item):
-            return openclaw.NAME
-        for name, test in _LINE_TESTS:
-            if test(item):
-                return name
+        if number == 0:
+            found = next((f.name for f in formats if f.sniff_header and f.sniff_header(item)),
+                         None)
+            if found:
+                return found
+        found = next((f.name for f in formats if f.sniff_line and f.sniff_line(item)), None)
+        if found:
+            return found
     return None
 
 
 def document_format(value: Any, path: Path) -> str | None:
-    """The format of one JSON document: chatgpt for an export, gemini for an older Gemini CLI
-    chat, cline, opencode or copilot for theirs (and their metadata files), OPENCLAW_STORE and
-    GEMINI_PROJECTS for those index files, else None."""
-    if chatgpt.looks_like(value):
-        return chatgpt.NAME
-    if gemini.looks_like_document(value):
-        return gemini.NAME
-    for module in (cline, opencode, copilot):
-        if module.looks_like_document(value, path):
-            return module.NAME
-    if openclaw.looks_like_store(value):
-        return OPENCLAW_STORE
-    if gemini.looks_like_projects(value):
-        return GEMINI_PROJECTS
-    return None
+    """The format of one JSON document (chatgpt for an export, gemini for an older Gemini CLI
+    chat, cline, opencode or copilot for theirs, with their metadata files), else the name of a
+    metadata file a format keeps beside its transcripts ("openclaw-store", "gemini-projects"),
+    else None."""
+    formats = registry.FORMATS
+    found = next((f.name for f in formats if f.sniff_document and f.sniff_document(value, path)),
+                 None)
+    return found or next((m.name for f in formats for m in f.metadata if m.looks_like(value)),
+                         None)
 
 
 def database_format(tables: set[str]) -> str | None:
     """cursor or opencode, from the tables of a SQLite database; None for any other database."""
-    for module in (cursor, opencode):
-        if module.looks_like_database(tables):
-            return module.NAME
-    return None
+    return next((f.name for f in registry.FORMATS if f.sniff_tables and f.sniff_tables(tables)),
+                None)
+
+
+def connection_format(connection: sqlite3.Connection, tables: set[str]) -> str | None:
+    """The format of a database whose tables do not tell (a Cursor workspace's state, by a key
+    only Cursor writes), from its content; None for any other database."""
+    return next((f.name for f in registry.FORMATS
+                 if f.sniff_connection and f.sniff_connection(connection, tables)), None)
+
+
+def text_format(path: Path, text: str, named: str | None = None) -> str | None:
+    """The Markdown format of a text file: the one `named` when it is kept as Markdown (None when
+    it is not), else one that recognizes the text of a `.md` file (an aider chat history)."""
+    if named is not None:
+        found = registry.named(named)
+        return named if found is not None and found.read_text is not None else None
+    if path.suffix != ".md":
+        return None
+    return next((f.name for f in registry.FORMATS if f.sniff_text and f.sniff_text(text)), None)
 
 
 def detect_format(path: Path, text: str) -> str:
-    """A format's name (FORMAT_NAMES, or the metadata of OPENCLAW_STORE and GEMINI_PROJECTS), or
-    the archive's own `jsonl` (conversation lines) and `json` (session records). SQLite databases
-    are told apart by their tables (database_format)."""
-    if path.suffix == ".md" and aider.looks_like_text(text):
-        return aider.NAME
+    """A format's name (FORMAT_NAMES, or a metadata file's: document_format), or the archive's
+    own `jsonl` (conversation lines) and `json` (session records). SQLite databases are told
+    apart by their tables (database_format) or content (connection_format)."""
+    markdown = text_format(path, text)
+    if markdown is not None:
+        return markdown
     if is_json_lines(path, text):
         return line_format(text) or "jsonl"
     try:

@@ -44,19 +44,16 @@ from indexer.formats.common import (
     tool_call_text,
     tool_result_text,
 )
+from indexer.formats.contract import Format, Metadata, Resume, Storage
 from indexer.formats.ledger import Ledger
 from models import InvalidSession
 
-__all__ = ["CHANNEL", "NAME", "default_paths", "is_candidate", "looks_like", "looks_like_document",
+__all__ = ["CHANNEL", "FORMAT", "NAME", "PROJECTS", "default_paths", "is_candidate", "looks_like", "looks_like_document",
            "looks_like_projects", "parse", "parse_value"]
 
 NAME = "gemini"
 CHANNEL = "gemini"
 ID_PREFIX = "gemini"
-# how the agent reopens one of its sessions (`recall resume`): a command, or None and why not
-RESUME = ("gemini --resume {id}",
-          ("Gemini CLI resumes sessions of its project folder: run it in cwd (releases before "
-           "session ids take a number from `gemini --list-sessions`)"))
 TITLE_CHARS = 80
 _KEPT = {"user": "user", "gemini": "assistant"}
 # what Gemini CLI sends as the user when it continues on its own (a turn nobody typed)
@@ -322,3 +319,15 @@ def _projects_file(path: Path) -> dict[str, str]:
         return {}
     return {slug: folder for folder, slug in data.items()
             if isinstance(folder, str) and isinstance(slug, str)}
+
+
+PROJECTS = Metadata("gemini-projects", "Gemini CLI project list (projects.json)",
+                    looks_like_projects)
+FORMAT = Format(
+    name=NAME, channel=CHANNEL, stored_as=(Storage.LINES, Storage.DOCUMENT),
+    default_paths=default_paths, is_candidate=is_candidate,
+    resume=Resume("gemini --resume {id}",
+                  "Gemini CLI resumes sessions of its project folder: run it in cwd (releases "
+                  "before session ids take a number from `gemini --list-sessions`)"),
+    sniff_line=looks_like, sniff_document=lambda value, path: looks_like_document(value),
+    read_lines=parse, read_document=parse_value, metadata=(PROJECTS,))

@@ -6,17 +6,16 @@ from __future__ import annotations
 import logging
 import os
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import msgspec
 
-from indexer.formats.chatgpt import FILE_NAMES as CHATGPT_FILE_NAMES
+from indexer.formats import registry
 from indexer.formats.common import FORMAT_NAMES, ImportOptions, NothingToImport
+from indexer.formats.contract import Format
 from indexer.formats.ledger import Fate, FileRead, Ledger, LedgerTotals
-from indexer.formats.registry import FORMATS
 from indexer.formats.sources import Rejection, discover, normalize, read_path
 from models import InvalidInput, RecallError
 
@@ -25,15 +24,11 @@ __all__ = ["FORMAT_NAMES", "Explained", "FileRead", "FoundSource", "Preview", "P
 
 log = logging.getLogger(__name__)
 
-# ChatGPT exports are unzipped somewhere under Downloads; do not walk all of it
-_CHATGPT_DEPTH = 3
-
 
 def default_paths(fmt: str, home: Path | None = None,
                   env: Mapping[str, str] | None = None) -> list[Path]:
     """Where the format's transcripts are kept by default (e.g. ~/.claude/projects)."""
-    module = _module(fmt)
-    return module.default_paths(home or Path.home(), dict(os.environ if env is None else env))
+    return _format(fmt).default_paths(home or Path.home(), dict(os.environ if env is None else env))
 
 
 class FoundSource(msgspec.Struct, frozen=True):
@@ -45,20 +40,22 @@ class FoundSource(msgspec.Struct, frozen=True):
     missing: list[str]  # default locations that do not
     files: int  # transcript files there
     newest: str | None  # YYYY-MM-DD of the most recently written one
+    environment: list[str] = []  # the variables that move the default locations
 
 
 def find_sources(home: Path | None = None,
                  env: Mapping[str, str] | None = None) -> list[FoundSource]:
     """Every supported agent's default locations, looked up; files counted, none read."""
     out = []
-    for fmt in FORMAT_NAMES:
-        roots = default_paths(fmt, home, env)
+    for fmt in registry.FORMATS:
+        roots = default_paths(fmt.name, home, env)
         found = [p for p in roots if p.exists()]
-        files = candidate_files(fmt, found) if found else []
+        files = candidate_files(fmt.name, found) if found else []
         times = [p.stat().st_mtime for p in files if p.exists()]
         newest = time.strftime("%Y-%m-%d", time.localtime(max(times))) if times else None
-        out.append(FoundSource(fmt, [str(p) for p in found],
-                               [str(p) for p in roots if not p.exists()], len(files), newest))
+        out.append(FoundSource(fmt.name, [str(p) for p in found],
+                               [str(p) for p in roots if not p.exists()], len(files), newest,
+                               list(fmt.environment)))
     return out
 
 
@@ -66,16 +63,16 @@ def candidate_files(fmt: str, paths: Iterable[Path],
                     passed_over: list[Rejection] | None = None) -> list[Path]:
     """The files under paths that can hold the format; files named directly are always read.
     The other files in those folders are added to `passed_over` with why, when it is given."""
-    module = _module(fmt)
+    format_ = _format(fmt)
     found: list[Path] = []
     for path in paths:
         if path.is_file():
             found.append(path)
-        elif fmt == "chatgpt":  # not the whole of Downloads: see _CHATGPT_DEPTH
-            found += _shallow(path, CHATGPT_FILE_NAMES, _CHATGPT_DEPTH)
+        elif format_.walk_depth is not None:  # not the whole of a folder (ChatGPT's Downloads)
+            found += _shallow(path, format_.is_candidate, format_.walk_depth)
         else:
             for p in discover([path], passed_over):
-                if module.is_candidate(p):
+                if format_.is_candidate(p):
                     found.append(p)
                 elif passed_over is not None:
                     passed_over.append(Rejection(str(p), f"not where {fmt} keeps a transcript"))
@@ -181,17 +178,20 @@ def _reason(exc: Exception) -> str:
     return f"the reader failed ({type(exc).__name__}: {str(exc)[:200]}); -v logs where"
 
 
-def _module(fmt: str) -> Any:
-    if fmt not in FORMATS:
-        raise InvalidInput(f"unknown format {fmt!r}: choose one of {', '.join(FORMAT_NAMES)}")
-    return FORMATS[fmt]
+def _format(fmt: str) -> Format:
+    found = registry.named(fmt)
+    if found is None:
+        names = ", ".join(f.name for f in registry.FORMATS)
+        raise InvalidInput(f"unknown format {fmt!r}: choose one of {names}")
+    return found
 
 
-def _shallow(root: Path, names: Sequence[str], depth: int) -> list[Path]:
+def _shallow(root: Path, is_candidate: Callable[[Path], bool], depth: int) -> list[Path]:
+    """The candidates in root and its visible folders down to `depth` levels below it."""
     found = []
     base = len(root.parts)
     for folder, dirs, files in os.walk(root):
         level = len(Path(folder).parts) - base
         dirs[:] = sorted(d for d in dirs if not d.startswith(".")) if level < depth else []
-        found += [Path(folder, n) for n in sorted(files) if n in names]
+        found += [p for p in (Path(folder, n) for n in sorted(files)) if is_candidate(p)]
     return found

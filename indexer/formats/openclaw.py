@@ -65,10 +65,11 @@ from indexer.formats.common import (
     tool_call_text,
     tool_result_text,
 )
+from indexer.formats.contract import Format, Metadata, Resume, Storage
 from indexer.formats.ledger import Ledger
 from models import InvalidSession
 
-__all__ = ["CHANNEL", "NAME", "default_paths", "is_candidate", "looks_like", "looks_like_store",
+__all__ = ["CHANNEL", "FORMAT", "NAME", "STORE", "default_paths", "is_candidate", "looks_like", "looks_like_store",
            "parse", "renamed_transcript"]
 
 log = logging.getLogger(__name__)
@@ -76,9 +77,6 @@ log = logging.getLogger(__name__)
 NAME = "openclaw"
 CHANNEL = "openclaw"
 ID_PREFIX = "openclaw"
-# how the agent reopens one of its sessions (`recall resume`): a command, or None and why not
-RESUME = (None, ("OpenClaw sessions are picked up again from OpenClaw itself (its chat channels "
-                 "or dashboard); the transcript is at the path given"))
 STORE_NAME = "sessions.json"
 TITLE_CHARS = 80
 _BOOKKEEPING = {"model_change", "thinking_level_change", "custom", "label", "session_state"}
@@ -482,3 +480,13 @@ def _users_words(text: str) -> tuple[str, bool]:
             break
     words = _ENVELOPE_TIME.sub("", "\n".join(kept).strip(), count=1).strip()
     return words, words != text.strip()
+
+
+STORE = Metadata("openclaw-store", "OpenClaw session index (sessions.json)", looks_like_store)
+FORMAT = Format(
+    name=NAME, channel=CHANNEL, stored_as=(Storage.LINES,),
+    default_paths=default_paths, is_candidate=is_candidate,
+    resume=Resume(None, "OpenClaw sessions are picked up again from OpenClaw itself (its chat "
+                        "channels or dashboard); the transcript is at the path given"),
+    sniff_header=looks_like, read_lines=parse, metadata=(STORE,),
+    lines_named=lambda path: renamed_transcript(path) is not None)

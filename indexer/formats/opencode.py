@@ -34,20 +34,18 @@ from indexer.formats.common import (
     origin,
     safe_session_id,
 )
+from indexer.formats.contract import Format, Resume, Storage
 from indexer.formats.ledger import Ledger
 from indexer.formats.opencode_parts import Session
 from models import InvalidSession
 
-__all__ = ["CHANNEL", "NAME", "RESUME", "default_paths", "is_candidate", "looks_like_database",
+__all__ = ["CHANNEL", "FORMAT", "NAME", "default_paths", "is_candidate", "looks_like_database",
            "looks_like_document", "parse_database", "parse_value"]
 
 NAME = "opencode"
 CHANNEL = "opencode"
 ID_PREFIX = "opencode"
 TITLE_CHARS = 80
-# packages/opencode/src/cli/cmd/tui/thread.ts: `opencode [project] --session <id>`
-RESUME = ("opencode --session {id}",
-          "opencode finds sessions of the project it starts in: run it in cwd")
 _DEFAULT_TITLE = re.compile(r"(New|Child) [Ss]ession - \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z")
 # opencode.db for the released channels, opencode-<channel>.db for the others (storage/db.ts)
 _DATABASE_NAME = re.compile(r"opencode(-[A-Za-z0-9._-]+)?\.db")
@@ -142,3 +140,14 @@ def _transcript(path: Path, session: Session, options: ImportOptions) -> Transcr
     if title:
         record["title"] = title
     return Transcript.build(record, ledger)
+
+
+FORMAT = Format(
+    name=NAME, channel=CHANNEL, stored_as=(Storage.DOCUMENT, Storage.DATABASE),
+    default_paths=default_paths, is_candidate=is_candidate,
+    environment=("XDG_DATA_HOME", "OPENCODE_DB"),
+    # packages/opencode/src/cli/cmd/tui/thread.ts: `opencode [project] --session <id>`
+    resume=Resume("opencode --session {id}",
+                  "opencode finds sessions of the project it starts in: run it in cwd"),
+    sniff_document=looks_like_document, sniff_tables=looks_like_database,
+    read_document=parse_value, read_database=parse_database)

@@ -4,21 +4,17 @@ from __future__ import annotations
 
 import shlex
 
-from indexer.formats.registry import FORMATS
+from indexer.formats import registry
+from indexer.formats.contract import Resume
 from models import ResumeHint, Session
 
 __all__ = ["resume_hint"]
 
 
-def _how() -> dict[str, tuple[str | None, str]]:
-    """Origin agent -> (command with {id}, or None when it cannot reopen one session; what to
-    know). Each format says how its agent resumes (RESUME), and a format read from several
-    agents (Cline, Roo, Kilo) says it per agent (RESUMES)."""
-    how: dict[str, tuple[str | None, str]] = {}
-    for name, module in FORMATS.items():
-        how[name] = module.RESUME
-        how.update(getattr(module, "RESUMES", {}))
-    return how
+def _how() -> dict[str, Resume]:
+    """Origin agent -> how it reopens a session (a command with {id}, or None when it cannot
+    reopen one; what to know): each format's own, and its other agents' (Roo, Kilo for Cline)."""
+    return {agent: how for fmt in registry.FORMATS for agent, how in fmt.resumes().items()}
 
 
 def resume_hint(session: Session) -> ResumeHint:
@@ -28,8 +24,8 @@ def resume_hint(session: Session) -> ResumeHint:
         return ResumeHint(session.session_id, None, None, None, None,
                           "not imported from an agent's transcript: nothing to resume it in; "
                           "`recall show` prints it")
-    template, note = _how().get(origin.agent, (None, (f"recall does not know how {origin.agent} "
-                                                     "reopens a session")))
+    template, note = _how().get(origin.agent, Resume(
+        None, f"recall does not know how {origin.agent} reopens a session"))
     command = None
     if template is not None and ("{id}" not in template or origin.id):
         command = template.format(id=shlex.quote(origin.id or ""))

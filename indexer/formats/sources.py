@@ -158,8 +158,9 @@ def read_transcripts(path: Path, text: str, options: ImportOptions,
     for the archive's own formats. Raises NothingToImport for a file without conversation.
     `ledger` gets the fate of every record read (indexer/formats/ledger.py)."""
     ledger = _ledger(ledger)
-    if _is_aider(path, text, options):
-        return _repaired(formats.read_text(path, text, options, ledger), ledger)
+    markdown = formats.text_format(path, text, options.format)
+    if markdown is not None:
+        return _repaired(formats.read_text(markdown, path, text, options, ledger), ledger)
     text = _repaired_text(text, ledger)
     lines = formats.is_json_lines(path, text)
     return _repaired(_transcripts(path, text, lines, None if lines else _json(text), options,
@@ -196,13 +197,6 @@ def _repaired(transcripts: list[Transcript] | None, ledger: Ledger | None
     return out
 
 
-def _is_aider(path: Path, text: str, options: ImportOptions) -> bool:
-    """An aider chat history: asked for by name, or a Markdown file that opens like one."""
-    if options.format is not None:
-        return options.format == "aider"
-    return path.suffix == ".md" and formats.looks_like_aider(text)
-
-
 def _transcripts(path: Path, text: str, lines: bool, value: Any, options: ImportOptions,
                  ledger: Ledger) -> list[Transcript] | None:
     if lines:
@@ -222,15 +216,15 @@ def load_file(path: Path, data: bytes, max_bytes: int, options: ImportOptions | 
     text = decode(data, max_bytes)
     options = options or ImportOptions()
     ledger = _ledger(ledger)
-    aider = _is_aider(path, text, options)
-    if not aider:
+    markdown = formats.text_format(path, text, options.format)  # an aider chat history
+    if markdown is None:
         text = _repaired_text(text, ledger)
-    lines = not aider and formats.is_json_lines(path, text)
-    value = None if lines or aider else _json(text)
+    lines = markdown is None and formats.is_json_lines(path, text)
+    value = None if lines or markdown else _json(text)
     try:
-        transcripts = _repaired(formats.read_text(path, text, options, ledger) if aider
-                                else _transcripts(path, text, lines, value, options, ledger),
-                                ledger)
+        transcripts = _repaired(formats.read_text(markdown, path, text, options, ledger)
+                                if markdown else
+                                _transcripts(path, text, lines, value, options, ledger), ledger)
     except NothingToImport as exc:
         log.info("nothing to import from %s: %s", path, exc.detail)
         ledger.empty_reason = exc.detail
