@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from indexer.formats import ImportOptions, NothingToImport, copilot, detect_format
-from indexer.formats.copilot_oplog import replay
+from indexer.formats.copilot.oplog import replay
 from indexer.formats.importer import candidate_files, default_paths
 from indexer.formats.ledger import UNACCOUNTED, Ledger
 from indexer.formats.registry import FORMATS as REGISTRY
@@ -242,7 +242,7 @@ def test_images_attached_to_a_prompt_stand_as_markers(tmp_path: Path) -> None:
     chat = json.loads(EARLY_CHAT.read_text("utf-8"))
     request = chat["requests"][0]
     request["message"] = ""
-    # an image flagged isImage (before the variable kinds; tolerated, see copilot_vscode.py)
+    # an image flagged isImage (before the variable kinds; tolerated, see copilot/vscode.py)
     request["variableData"] = {"variables": [
         {"id": "vscode.image", "name": "screenshot.png", "isImage": True, "value": {"0": 1}},
         {"kind": "file", "id": "file", "name": "fx.py", "value": {"path": "/home/lin/fx.py"}}]}

@@ -1,7 +1,7 @@
-"""The Cursor importer: the editor's SQLite state (cursor_editor.py: composers in their header
+"""The Cursor importer: the editor's SQLite state (cursor/editor.py: composers in their header
 order, what is left out and counted, the old chat panel, workspace metadata, composers kept
 inline in a workspace's list, screenshots sent without words, damage, a locked database), the
-agent transcripts (cursor_cli.py: file time, tool results, sub-agents), the ledger of every
+agent transcripts (cursor/cli.py: file time, tool results, sub-agents), the ledger of every
 record, detection, default paths, resume hints by origin agent, and the pipeline from the fixture
 folders to search results."""
 
@@ -24,11 +24,11 @@ from indexer.formats import (
     ImportOptions,
     NothingToImport,
     cursor,
-    cursor_cli,
     database_format,
     detect_format,
 )
 from indexer.formats.common import Transcript
+from indexer.formats.cursor import cli as cursor_cli
 from indexer.formats.database import open_readonly, table_names
 from indexer.formats.importer import candidate_files, default_paths
 from indexer.formats.ledger import UNACCOUNTED, Ledger

@@ -1,8 +1,8 @@
 """Cline CLI sessions: `~/.cline/data/sessions/<id>/<id>.messages.json`, one session per folder,
-read into the parts of a session record (cline.py builds the record).
+read into the parts of a session record (__init__.py builds the record).
 
 The CLI's `messages.json` (cline/cline sdk/packages/core/docs/messages-contract-v1.md) holds the
-extension's message blocks (cline_content.py reads them) in `{version, sessionId, agent,
+extension's message blocks (content.py reads them) in `{version, sessionId, agent,
 messages}`. Choices:
 
 - Each message keeps its own `id` and `ts`. The folder and title come from the session's
@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from indexer.formats.cline_content import (
+from indexer.formats.cline.content import (
     INJECTED,
     Renderer,
     epoch_ms,

@@ -6,9 +6,9 @@ saved with "Chat: Export Chat...") and the Copilot CLI
 `history-session-state/session_<id>_<time>.json` of releases before the event log).
 
 One format, four readers: a VS Code chat written whole (`.json`, before VS Code 1.109, and
-exported chats) is read by copilot_vscode.py; since 1.109 VS Code writes an operation log
-instead (`.jsonl`), which copilot_oplog.py replays into the same object; a CLI event log is read
-by copilot_cli.py, an older CLI session by copilot_history.py. This module finds the files,
+exported chats) is read by vscode.py; since 1.109 VS Code writes an operation log
+instead (`.jsonl`), which oplog.py replays into the same object; a CLI event log is read
+by cli.py, an older CLI session by history.py. This module finds the files,
 tells their lines and documents apart, and builds the session record. Choices:
 
 - A `.json` chat beside a `.jsonl` of the same id is the copy VS Code wrote before it switched
@@ -27,7 +27,6 @@ import re
 from pathlib import Path
 from typing import Any
 
-from indexer.formats import copilot_cli, copilot_history, copilot_oplog, copilot_vscode
 from indexer.formats.common import (
     ImportOptions,
     NothingToImport,
@@ -39,6 +38,7 @@ from indexer.formats.common import (
     safe_session_id,
 )
 from indexer.formats.contract import Format, Resume, Storage
+from indexer.formats.copilot import cli, history, oplog, vscode
 from indexer.formats.editors import user_dirs
 from indexer.formats.ledger import Ledger
 from models import InvalidSession
@@ -65,7 +65,7 @@ def default_paths(home: Path, env: dict[str, str]) -> list[Path]:
     users = user_dirs(home, env, _EDITORS)
     roots = [p for user in users for p in (user / "workspaceStorage",
                                            user / "globalStorage" / "emptyWindowChatSessions")]
-    return list(dict.fromkeys(roots + copilot_cli.default_roots(home, env)))
+    return list(dict.fromkeys(roots + cli.default_roots(home, env)))
 
 
 def is_candidate(path: Path) -> bool:
@@ -73,71 +73,72 @@ def is_candidate(path: Path) -> bool:
     session. Exported chats are wherever the user saved them: they are read when named."""
     if path.parent.name in _SESSION_FOLDERS:
         return path.suffix in (".json", ".jsonl")
-    return copilot_cli.is_event_file(path) or copilot_history.is_history_file(path)
+    return cli.is_event_file(path) or history.is_history_file(path)
 
 
 def looks_like(item: Any) -> bool:
     """One line of a VS Code chat's operation log or of a Copilot CLI event log."""
-    return copilot_oplog.looks_like_entry(item) or copilot_cli.looks_like_event(item)
+    return oplog.looks_like_entry(item) or cli.looks_like_event(item)
 
 
 def looks_like_document(value: Any, path: Path) -> bool:
     """A VS Code chat written whole or exported, the `workspace.json` beside a workspace's
     chats, or a session of the older Copilot CLI."""
-    return (copilot_vscode.is_chat(value) or copilot_vscode.is_workspace_meta(value)
-            or copilot_history.is_history(value))
+    return (vscode.is_chat(value) or vscode.is_workspace_meta(value)
+            or history.is_history(value))
 
 
 def parse(path: Path, text: str, options: ImportOptions, ledger: Ledger) -> list[Transcript]:
     items = read_transcript_lines(text, ledger)
     sniffed = [item for _, item in items[:_SNIFF]]
-    if any(copilot_oplog.looks_like_entry(item) for item in sniffed):
+    if any(oplog.looks_like_entry(item) for item in sniffed):
         return [_log(path, items, options, ledger)]
-    if any(copilot_cli.looks_like_event(item) for item in sniffed):
-        cli = copilot_cli.read_events(items, options, ledger)
-        raw_id = cli.session_id or (path.parent.name if path.name == "events.jsonl" else path.stem)
-        return [_transcript(path, NAME, raw_id, cli.cwd, folder_name(cli.cwd), cli.started,
-                            cli.title, cli.summary, cli.messages, ledger)]
+    if any(cli.looks_like_event(item) for item in sniffed):
+        events = cli.read_events(items, options, ledger)
+        raw_id = events.session_id or (path.parent.name if path.name == "events.jsonl"
+                                       else path.stem)
+        return [_transcript(path, NAME, raw_id, events.cwd, folder_name(events.cwd),
+                            events.started, events.title, events.summary, events.messages, ledger)]
     raise InvalidSession("not a Copilot transcript: neither a VS Code chat log nor CLI events")
 
 
 def parse_value(path: Path, value: Any, options: ImportOptions,
                 ledger: Ledger) -> list[Transcript]:
-    if copilot_vscode.is_workspace_meta(value):
+    if vscode.is_workspace_meta(value):
         raise NothingToImport("VS Code workspace metadata (workspace.json): which folder the "
                               "workspace's chats belong to, not a transcript")
-    if copilot_history.is_history(value):
-        cli = copilot_history.read_history(path, value, options, ledger)
-        return [_transcript(path, NAME, cli.session_id or path.stem, None, None, cli.started,
-                            None, None, cli.messages, ledger)]
-    if not copilot_vscode.is_chat(value):
+    if history.is_history(value):
+        older = history.read_history(path, value, options, ledger)
+        return [_transcript(path, NAME, older.session_id or path.stem, None, None, older.started,
+                            None, None, older.messages, ledger)]
+    if not vscode.is_chat(value):
         raise InvalidSession("not a VS Code chat session (no requests with a sessionId or a "
                              "responderUsername) nor a Copilot CLI session")
     if path.suffix == ".json" and isinstance(value.get("sessionId"), str) \
             and path.with_suffix(".jsonl").is_file():
         raise NothingToImport("an older copy of a chat whose operation log (.jsonl) VS Code "
                               "reads instead")
-    chat = copilot_vscode.read_chat(path, value, options, ledger)
+    chat = vscode.read_chat(path, value, options, ledger)
     return [_chat(path, chat, ledger)]
 
 
 def _log(path: Path, items: list[tuple[int, Any]], options: ImportOptions,
          ledger: Ledger) -> Transcript:
     """A chat's operation log: replayed, read as a chat, and each line given the fate of what
-    it changed (copilot_oplog.settle)."""
-    log = copilot_oplog.replay(items, ledger)
+    it changed (oplog.settle)."""
+    log = oplog.replay(items, ledger)
     requests = Ledger()  # the fates of the replayed state's requests, settled onto lines
     try:
-        chat = copilot_vscode.read_chat(path, log.state, options, requests)
-        copilot_oplog.settle(log, requests, ledger)
+        chat = vscode.read_chat(path, log.state, options, requests)
+        oplog.settle(log, requests, ledger)
         return _chat(path, chat, ledger)
     except NothingToImport:
-        copilot_oplog.settle(log, requests, ledger)
+        oplog.settle(log, requests, ledger)
         ledger.left_out(log.initial, "the chat's state, without conversation")
         raise
 
 
-def _chat(path: Path, chat: copilot_vscode.Chat, ledger: Ledger) -> Transcript:
+def _chat(path: Path, chat: vscode.Chat, ledger: Ledger) -> Transcript:
     return _transcript(path, VSCODE_AGENT, chat.session_id, chat.cwd, chat.project, chat.created,
                        chat.title, None, chat.messages, ledger)
 

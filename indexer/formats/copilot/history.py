@@ -1,6 +1,6 @@
 """GitHub Copilot CLI sessions of releases before the event log (0.0.3xx, until late 2025):
 `${COPILOT_HOME:-~/.copilot}/history-session-state/session_<...>.json`, one JSON document per
-session, read into the parts of a session record (copilot.py builds the record).
+session, read into the parts of a session record (__init__.py builds the record).
 
 The CLI is closed source and dropped this layout; the shape is the one other tools read from
 real files: `{sessionId, startTime, chatMessages[], timeline[]}`. `timeline` is what the CLI
@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from indexer.formats.common import ImportOptions, label, tool_call_text, tool_result_text
-from indexer.formats.copilot_cli import EMPTY, CliSession
+from indexer.formats.copilot.cli import EMPTY, CliSession
 from indexer.formats.ledger import Ledger
 from models import parse_time
 

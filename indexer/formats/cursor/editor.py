@@ -1,6 +1,6 @@
 """The Cursor editor's chats, in its SQLite state (`<config>/Cursor/User/globalStorage/state.vscdb`,
 `workspaceStorage/<hash>/state.vscdb`), read key by key into the parts of session records
-(cursor.py builds the records and says why a database has nothing to import).
+(__init__.py builds the records and says why a database has nothing to import).
 
 Cursor is closed source: the layout is the one open-source readers of these files agree on
 (cursor-view, git-ai, franken_agent_detection, agentsview). Choices:
@@ -51,7 +51,7 @@ from typing import Any
 from urllib.parse import unquote, urlparse
 
 from indexer.formats.common import ImportOptions, label, tool_call_text, tool_result_text
-from indexer.formats.cursor_cli import tool_output
+from indexer.formats.cursor.cli import tool_output
 from indexer.formats.editors import application_data
 from indexer.formats.ledger import IMPORTED, Ledger
 from models import parse_time

@@ -1,8 +1,8 @@
 """opencode sessions: the SQLite database `${XDG_DATA_HOME:-~/.local/share}/opencode/opencode.db`
 (or `$OPENCODE_DB`), and the JSON tree under `storage/` that releases before it wrote.
 
-Two stores, three readers: opencode_db.py reads the database and opencode_tree.py the tree, each
-into sessions with their messages and parts, which opencode_parts.py turns into the archive's
+Two stores, three readers: database.py reads the database and tree.py the tree, each
+into sessions with their messages and parts, which parts.py turns into the archive's
 messages. This module finds the database and the session files, tells them apart from other
 agents' and builds the session record. Choices:
 
@@ -24,7 +24,6 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from indexer.formats import opencode_db, opencode_parts, opencode_tree
 from indexer.formats.common import (
     ImportOptions,
     NothingToImport,
@@ -36,7 +35,8 @@ from indexer.formats.common import (
 )
 from indexer.formats.contract import Format, Resume, Storage
 from indexer.formats.ledger import Ledger
-from indexer.formats.opencode_parts import Session
+from indexer.formats.opencode import database, parts, tree
+from indexer.formats.opencode.parts import Session
 from models import InvalidSession
 
 __all__ = ["CHANNEL", "FORMAT", "NAME", "default_paths", "is_candidate", "looks_like_database",
@@ -56,35 +56,35 @@ def default_paths(home: Path, env: dict[str, str]) -> list[Path]:
     from xdg-basedir on every system (Windows too: `%USERPROFILE%\\.local\\share`)."""
     data = Path(env["XDG_DATA_HOME"]) if env.get("XDG_DATA_HOME") else home / ".local" / "share"
     root = data / "opencode"
-    database = root / "opencode.db"
+    stored = root / "opencode.db"
     override = env.get("OPENCODE_DB")
     if override and override != ":memory:":
-        database = Path(override) if Path(override).is_absolute() else root / override
-    return [database, root / "storage" / "session"]
+        stored = Path(override) if Path(override).is_absolute() else root / override
+    return [stored, root / "storage" / "session"]
 
 
 def is_candidate(path: Path) -> bool:
     """The database, or a session file of the tree (not its message and part files)."""
     if _DATABASE_NAME.fullmatch(path.name):
         return True
-    parts = path.parts
-    return (path.suffix == ".json" and path.name.startswith("ses_") and len(parts) >= 4
-            and parts[-3] == "session" and parts[-4] == "storage" and parts[-2] != "share")
+    folders = path.parts
+    return (path.suffix == ".json" and path.name.startswith("ses_") and len(folders) >= 4
+            and folders[-3] == "session" and folders[-4] == "storage" and folders[-2] != "share")
 
 
 def looks_like_database(tables: set[str]) -> bool:
-    return opencode_db.TABLES <= tables
+    return database.TABLES <= tables
 
 
 def looks_like_document(value: Any, path: Path) -> bool:
     """A session, message or part file of the tree, or one of its metadata files."""
-    return opencode_tree.kind(value) is not None
+    return tree.kind(value) is not None
 
 
 def parse_database(path: Path, connection: sqlite3.Connection, options: ImportOptions,
                    ledger: Ledger) -> list[Transcript]:
     transcripts, empty = [], 0
-    for session in opencode_db.read_sessions(connection, options.since):
+    for session in database.read_sessions(connection, options.since):
         try:
             if not session.passed_over:
                 transcripts.append(_transcript(path, session, options))
@@ -92,7 +92,7 @@ def parse_database(path: Path, connection: sqlite3.Connection, options: ImportOp
             empty += 1
             session.ledger.left_out(session.where, "session without conversation")
         ledger.absorb(session.ledger, prefix=f"session {session.id}: ")
-    opencode_db.orphans(connection, ledger)
+    database.orphans(connection, ledger)
     if not transcripts:
         raise NothingToImport(f"no session with conversation messages ({empty} sessions)")
     return transcripts
@@ -100,12 +100,12 @@ def parse_database(path: Path, connection: sqlite3.Connection, options: ImportOp
 
 def parse_value(path: Path, value: Any, options: ImportOptions,
                 ledger: Ledger) -> list[Transcript]:
-    kind = opencode_tree.kind(value)
+    kind = tree.kind(value)
     if kind is None:
         raise InvalidSession("not an opencode session: no ses_ id, title and time")
     if kind != "session":
         raise NothingToImport(f"an opencode {kind}: read with its session")
-    session = opencode_tree.read_session(path, value, ledger)
+    session = tree.read_session(path, value, ledger)
     try:
         return [_transcript(path, session, options)]
     except NothingToImport:
@@ -115,7 +115,7 @@ def parse_value(path: Path, value: Any, options: ImportOptions,
 
 def _transcript(path: Path, session: Session, options: ImportOptions) -> Transcript:
     ledger = session.ledger
-    conversation = opencode_parts.read_conversation(session.messages, options, ledger)
+    conversation = parts.read_conversation(session.messages, options, ledger)
     messages = conversation.messages
     if not messages:
         raise NothingToImport(f"no conversation messages ({ledger.describe()})")
@@ -125,7 +125,7 @@ def _transcript(path: Path, session: Session, options: ImportOptions) -> Transcr
     record: dict[str, Any] = {"sessionId": safe_session_id(ID_PREFIX, session.id),
                               "channel": CHANNEL, "messages": messages,
                               "origin": origin(NAME, session.id, cwd, path)}
-    started = opencode_parts.iso(session.created)
+    started = parts.iso(session.created)
     if started:
         record["date"] = started[:10]
     project = folder_name(cwd)

@@ -1,6 +1,6 @@
 """GitHub Copilot CLI sessions: `${COPILOT_HOME:-~/.copilot}/session-state/<sessionId>/events.jsonl`,
-one session per file, read into the parts of a session record (copilot.py builds the record;
-copilot_history.py reads the whole-file sessions of releases before the event log).
+one session per file, read into the parts of a session record (__init__.py builds the record;
+history.py reads the whole-file sessions of releases before the event log).
 
 The CLI is closed source; the event shapes are those of its published schema, which the Copilot
 SDK generates its types from (github/copilot-sdk, nodejs/src/generated/session-events.ts). Each

@@ -1,6 +1,6 @@
 """opencode's legacy JSON tree under `<data>/storage/`, which releases before the database wrote,
-read from a session file into the session with its messages and parts (opencode_parts.py turns
-those into the archive's messages, opencode.py builds the record).
+read from a session file into the session with its messages and parts (parts.py turns
+those into the archive's messages, __init__.py builds the record).
 
 The tree holds the database's objects as files: `storage/session/<projectID>/<sessionID>.json`,
 `storage/message/<sessionID>/<messageID>.json`, `storage/part/<messageID>/<partID>.json`, and in
@@ -28,7 +28,7 @@ from typing import Any
 
 from indexer.formats.common import NothingToImport
 from indexer.formats.ledger import Ledger
-from indexer.formats.opencode_parts import Message, Part, Session, as_dict, loads
+from indexer.formats.opencode.parts import Message, Part, Session, as_dict, loads
 from models import InvalidSession
 
 __all__ = ["kind", "read_session"]

@@ -1,5 +1,5 @@
 """Copilot Chat in VS Code: one chat session (`ISerializableChatData`) read into the parts of
-a session record (copilot.py builds the record).
+a session record (__init__.py builds the record).
 
 The shapes are microsoft/vscode's (src/vs/workbench/contrib/chat/common/model/chatModel.ts,
 `ChatModel.toJSON`; chatService/chatService.ts for the response parts): `{version, sessionId,

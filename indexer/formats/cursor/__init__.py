@@ -2,8 +2,8 @@
 `workspaceStorage/<hash>/state.vscdb`), and the agent transcripts the Cursor CLI (and newer
 editors) write as JSON lines (`~/.cursor/projects/<project>/agent-transcripts/<id>/<id>.jsonl`).
 
-Two readers: cursor_editor.py reads an editor database (composers, their bubbles, the old chat
-panel) and cursor_cli.py an agent transcript. This module finds the files, tells them apart,
+Two readers: editor.py reads an editor database (composers, their bubbles, the old chat
+panel) and cli.py an agent transcript. This module finds the files, tells them apart,
 builds the session records and says why a database has nothing to import. Choices:
 
 - A composer's or chat tab's session id is `cursor-<its id>`; a transcript's is
@@ -25,7 +25,6 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from indexer.formats import cursor_cli, cursor_editor
 from indexer.formats.common import (
     ImportOptions,
     NothingToImport,
@@ -36,6 +35,7 @@ from indexer.formats.common import (
     safe_session_id,
 )
 from indexer.formats.contract import Format, Resume, Storage
+from indexer.formats.cursor import cli, editor
 from indexer.formats.ledger import Ledger
 from models import InvalidSession
 
@@ -54,18 +54,18 @@ EDITOR_AGENT = "cursor-editor"  # the origin agent of the editor's chats; the CL
 
 def default_paths(home: Path, env: dict[str, str]) -> list[Path]:
     """The editor's databases on Linux, macOS and Windows, and the agent transcripts."""
-    return list(dict.fromkeys([*cursor_editor.default_paths(home, env),
-                               *cursor_cli.default_roots(home, env)]))
+    return list(dict.fromkeys([*editor.default_paths(home, env),
+                               *cli.default_roots(home, env)]))
 
 
 def is_candidate(path: Path) -> bool:
     """An editor database, or an agent transcript that is not a sub-agent's."""
-    return path.name == cursor_editor.DATABASE_NAME or cursor_cli.is_transcript(path)
+    return path.name == editor.DATABASE_NAME or cli.is_transcript(path)
 
 
 def looks_like(item: Any) -> bool:
     """One line of an agent transcript."""
-    return cursor_cli.looks_like_line(item)
+    return cli.looks_like_line(item)
 
 
 def looks_like_database(tables: set[str]) -> bool:
@@ -84,14 +84,14 @@ def holds_composers(connection: sqlite3.Connection, tables: set[str]) -> bool:
 
 
 def parse(path: Path, text: str, options: ImportOptions, ledger: Ledger) -> list[Transcript]:
-    chat = cursor_cli.read_transcript(path, text, options, ledger)
+    chat = cli.read_transcript(path, text, options, ledger)
     return [_transcript(path, NAME, f"transcript-{chat.chat_id}", chat.chat_id, chat.cwd, None,
                         None, chat.messages, ledger)]
 
 
 def parse_database(path: Path, connection: sqlite3.Connection, options: ImportOptions,
                    ledger: Ledger) -> list[Transcript]:
-    database = cursor_editor.StateDatabase(path, connection, options, ledger)
+    database = editor.StateDatabase(path, connection, options, ledger)
     if not database.kv and not database.items:
         raise InvalidSession("not a Cursor database: no cursorDiskKV or ItemTable key-value table")
     transcripts = [_transcript(path, EDITOR_AGENT, chat.chat_id, chat.chat_id, chat.cwd,
@@ -102,7 +102,7 @@ def parse_database(path: Path, connection: sqlite3.Connection, options: ImportOp
         log.info("%s: left out %s", path, ledger.describe())
     if transcripts:
         return transcripts
-    if database.listed_only and set(left_out) == {cursor_editor.LISTED_ONLY}:
+    if database.listed_only and set(left_out) == {editor.LISTED_ONLY}:
         raise NothingToImport(f"a Cursor workspace's state: the {database.listed_only} "
                               "composer(s) it lists keep their conversations in "
                               "globalStorage/state.vscdb")

@@ -2,8 +2,8 @@
 api_conversation_history.json`, one task per folder, and the Cline CLI's sessions
 (`~/.cline/data/sessions/<id>/<id>.messages.json`).
 
-One kind of message, two readers: a task folder is read by cline_tasks.py, a CLI session by
-cline_cli.py, and the messages of both by cline_content.py. This module finds the files, tells
+One kind of message, two readers: a task folder is read by tasks.py, a CLI session by
+cli.py, and the messages of both by content.py. This module finds the files, tells
 them and the metadata beside them apart, and builds the session record. Choices:
 
 - The title is the agent's (the task list's prompt, the CLI manifest's title), else the first
@@ -24,7 +24,7 @@ import dataclasses
 from pathlib import Path
 from typing import Any
 
-from indexer.formats import cline_cli, cline_tasks
+from indexer.formats.cline import cli, tasks
 from indexer.formats.common import (
     ImportOptions,
     NothingToImport,
@@ -53,13 +53,13 @@ def default_paths(home: Path, env: dict[str, str]) -> list[Path]:
     (VSCODE_APPDATA replaces the three, VSCODE_PORTABLE adds a portable install) and in the
     remote servers' data, then the Cline CLI's tasks and sessions (CLINE_DATA_DIR, CLINE_DIR,
     CLINE_SESSION_DATA_DIR)."""
-    return list(dict.fromkeys([*cline_tasks.default_roots(home, env),
-                               *cline_cli.default_roots(home, env)]))
+    return list(dict.fromkeys([*tasks.default_roots(home, env),
+                               *cli.default_roots(home, env)]))
 
 
 def is_candidate(path: Path) -> bool:
     """A task's conversation history, or a CLI session's own messages (not a sub-agent's)."""
-    return cline_tasks.is_history_file(path) or cline_cli.is_messages_file(path)
+    return tasks.is_history_file(path) or cli.is_messages_file(path)
 
 
 def looks_like_document(value: Any, path: Path) -> bool:
@@ -67,9 +67,9 @@ def looks_like_document(value: Any, path: Path) -> bool:
     (by name and shape: other lists of messages are not claimed)."""
     if _metadata(value, path):
         return True
-    if path.name in cline_tasks.HISTORY_FILES:
-        return isinstance(value, list) and (not value or cline_tasks.is_history(value))
-    return path.name.endswith(".messages.json") and cline_cli.is_session(value)
+    if path.name in tasks.HISTORY_FILES:
+        return isinstance(value, list) and (not value or tasks.is_history(value))
+    return path.name.endswith(".messages.json") and cli.is_session(value)
 
 
 def parse_value(path: Path, value: Any, options: ImportOptions,
@@ -77,12 +77,12 @@ def parse_value(path: Path, value: Any, options: ImportOptions,
     described = _metadata(value, path)
     if described:
         raise NothingToImport(f"{described}: metadata, not a transcript")
-    if cline_cli.is_session(value):
-        cli = cline_cli.read_session(path, value, options, ledger)
-        return [_transcript(path, cli.session_id, CLI_AGENT, cli.cwd, cli.started, cli.title,
-                            cli.messages, ledger)]
-    if cline_tasks.is_history(value) or (value == [] and path.name in cline_tasks.HISTORY_FILES):
-        task = cline_tasks.read_task(path, value, options, ledger)
+    if cli.is_session(value):
+        session = cli.read_session(path, value, options, ledger)
+        return [_transcript(path, session.session_id, CLI_AGENT, session.cwd, session.started,
+                            session.title, session.messages, ledger)]
+    if tasks.is_history(value) or (value == [] and path.name in tasks.HISTORY_FILES):
+        task = tasks.read_task(path, value, options, ledger)
         transcript = _transcript(path, task.task_id, task.agent, task.cwd, task.started,
                                  task.title, task.messages, ledger)
         if task.latest_ms is None:
@@ -95,7 +95,7 @@ def parse_value(path: Path, value: Any, options: ImportOptions,
 
 def _metadata(value: Any, path: Path) -> str | None:
     """What a metadata file of these agents is, by its name and shape; None for anything else."""
-    return cline_tasks.metadata(value, path) or cline_cli.metadata(value, path)
+    return tasks.metadata(value, path) or cli.metadata(value, path)
 
 
 def _transcript(path: Path, raw_id: str, agent: str, cwd: str | None, start: str | None,

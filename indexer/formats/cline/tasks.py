@@ -1,8 +1,8 @@
 """Cline, Roo Code and Kilo Code tasks: `<editor>/User/globalStorage/<extension>/tasks/<taskId>/
 api_conversation_history.json`, one task per folder, read into the parts of a session record
-(cline.py builds the record).
+(__init__.py builds the record).
 
-The history is the list of messages the extension sends to the model (cline_content.py reads
+The history is the list of messages the extension sends to the model (content.py reads
 them), rewritten whole on every change (cline/cline src/core/storage/disk.ts `GlobalFileNames`;
 Roo-Code src/core/task-persistence/apiMessages.ts). Choices:
 
@@ -26,7 +26,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from indexer.formats.cline_content import (
+from indexer.formats.cline.content import (
     Renderer,
     epoch_ms,
     first_text,

@@ -1,5 +1,5 @@
 """The messages Cline, Roo Code and Kilo Code store, in a task's history and a Cline CLI session
-alike, read into the archive's messages (cline_tasks.py and cline_cli.py feed them in order).
+alike, read into the archive's messages (tasks.py and cli.py feed them in order).
 
 Each is an Anthropic-style message the extension sends to the model (`{role, content, ts?}`,
 content a string or text / image / tool_use / tool_result / thinking blocks; cline/cline

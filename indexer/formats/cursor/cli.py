@@ -1,6 +1,6 @@
 """Cursor's agent transcripts, which the Cursor CLI (and newer editors) write as JSON lines:
 `~/.cursor/projects/<project>/agent-transcripts/<id>/<id>.jsonl` (or `<id>.jsonl` directly in
-`agent-transcripts/`), one chat per file, read into the parts of a session record (cursor.py
+`agent-transcripts/`), one chat per file, read into the parts of a session record (__init__.py
 builds the record).
 
 Cursor is closed source: the layout is the one open-source readers of these files agree on
@@ -180,7 +180,7 @@ def _blocks(role: str, content: Any, tools: dict[str, str], options: ImportOptio
 def tool_output(value: Any) -> str:
     """A tool result as text: a JSON string is opened and its output field taken when it has
     one (`{"contents": ...}`, `{"output": ...}`); blocks are joined. The editor's tool results
-    (cursor_editor.py) are read the same way."""
+    (editor.py) are read the same way."""
     if isinstance(value, str):
         try:
             value = json.loads(value) if value.lstrip()[:1] in ("{", "[") else value

@@ -1,5 +1,5 @@
 """opencode's SQLite database (`opencode.db`), read into sessions with their messages and parts
-(opencode_parts.py turns those into the archive's messages, opencode.py builds the records).
+(parts.py turns those into the archive's messages, __init__.py builds the records).
 
 The database (packages/opencode/src/session/session.sql.ts) has a `session` table (id, title,
 directory, parent_id, time_created, ...), `message` (id, session_id, data: the message's JSON)
@@ -9,7 +9,7 @@ folder. Choices:
 - One session per `session` row, child sessions included, in order of creation time, then id.
   A session last updated before --since is passed over: every message is older.
 - Each session gets a ledger of its own: its `session row`, and its `message row <id>` and
-  `part row <id>` records (opencode.py takes them into the database's ledger, each place
+  `part row <id>` records (__init__.py takes them into the database's ledger, each place
   prefixed with the session). A row whose JSON does not parse is left out, and so are the parts
   of a message that could not be read; message rows of no session and part rows of no message
   are left out in the database's own ledger. A session passed over by --since has only its row
@@ -24,7 +24,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from indexer.formats.ledger import Ledger
-from indexer.formats.opencode_parts import Message, Part, Session, iso, loads, number
+from indexer.formats.opencode.parts import Message, Part, Session, iso, loads, number
 from models import InvalidSession
 
 __all__ = ["TABLES", "orphans", "read_sessions"]

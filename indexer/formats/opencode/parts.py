@@ -1,5 +1,5 @@
 """opencode's messages and their parts, as the database and the JSON tree both hold them, turned
-into the archive's messages (opencode.py builds the session record).
+into the archive's messages (__init__.py builds the session record).
 
 A message is the JSON `{role, time: {created, completed}, modelID, path: {cwd}, summary, error,
 ...}` and a part `{type, text, synthetic, tool, state: {status, input, output, error}, ...}`
