@@ -362,37 +362,6 @@ def test_openclaw_odd_shapes_are_left_out_never_fatal(tmp_path: Path) -> None:
 
 # Real samples of codex, openclaw and aider against their hand counts -------------------------
 
-REAL = FORMATS.parent / "real"
-
-
-def _hand_counted(fmt: str) -> list[tuple[Path, dict[str, Any]]]:
-    manifest = REAL / fmt / "MANIFEST.json"
-    if not manifest.is_file():
-        return []
-    samples = json.loads(manifest.read_text("utf-8")).get("samples") or []
-    return [(manifest.parent / s["file"], s["hand_count"]) for s in samples
-            if isinstance(s, dict) and isinstance(s.get("hand_count"), dict)]
-
-
-@pytest.mark.parametrize("path,hand", [case for fmt in ("codex", "openclaw", "aider")
-                                       for case in _hand_counted(fmt)],
-                         ids=lambda v: v.name if isinstance(v, Path) else "")
-def test_real_samples_match_their_hand_counts(path: Path, hand: dict[str, Any]) -> None:
-    """Sessions, records and messages by role as counted by hand in the MANIFEST.json (read as
-    when deleted transcripts are asked for: the counts are those of reading them)."""
-    from indexer.formats.ledger import Ledger
-
-    ledger = Ledger()
-    found = read_transcripts(path, path.read_text("utf-8"), ImportOptions(deleted=True),
-                             ledger) or []
-    messages = [m for t in found for m in t.record["messages"]]
-    totals = ledger.totals()
-    assert totals.adds_up()
-    assert (len(found), totals.records, len(messages)) == (
-        hand["sessions"], hand["records"], hand["messages"])
-    assert Counter(m["role"] for m in messages) == Counter(hand["by_role"])
-
-
 # ChatGPT -----------------------------------------------------------------------------------
 
 def test_chatgpt_follows_the_current_node() -> None:
