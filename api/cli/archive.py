@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 import click
 
 from api.cli.output import json_option, pass_service, print_json
-from api.cli.tokens import AUDIT_META
+from api.cli.writes import AUDIT_META, reads, writes
 from indexer.formats.common import DEFAULT_TOOL_CHARS, FORMAT_NAMES, ImportOptions
 from models import InvalidInput
 from search.dates import check_day
@@ -57,6 +57,7 @@ DELETED_OPTION = click.option(
          "without it they are listed as left out")
 
 
+@writes
 @click.command()
 @click.argument("paths", nargs=-1, required=True, type=PATHS, metavar="PATH...")
 @click.option("--strict", is_flag=True, help="exit non-zero if any file is rejected")
@@ -98,6 +99,7 @@ def index(service: RecallService, paths: tuple[Path, ...], strict: bool, deleted
     return 1 if nothing_read or (strict and (report.rejected or missing)) else 0
 
 
+@writes
 @click.command("import")
 @click.argument("fmt", metavar="[FORMAT]", type=click.Choice(FORMAT_NAMES), required=False)
 @click.argument("paths", nargs=-1, type=PATHS, metavar="[PATH...]")
@@ -212,6 +214,7 @@ def _import_format(service: RecallService, fmt: str, paths: tuple[Path, ...],
     return (1 if nothing_read or (strict and (report.rejected or missing)) else 0), report
 
 
+@reads
 @click.command()
 @json_option
 def sources(as_json: bool) -> int:
@@ -310,6 +313,7 @@ def _explain(service: RecallService, path: Path, options: ImportOptions, as_json
     return 0
 
 
+@writes
 @click.command()
 @click.argument("session_ids", nargs=-1, metavar="[ID...]")
 @click.option("--purge", is_flag=True,
@@ -336,6 +340,7 @@ def delete(service: RecallService, session_ids: tuple[str, ...], purge: bool) ->
     return 0
 
 
+@writes
 @click.command()
 @click.argument("session_id")
 @click.option("--list", "listing", is_flag=True, help="list the kept versions; restore nothing")
@@ -374,6 +379,7 @@ def restore(service: RecallService, session_id: str, listing: bool, version: int
     return 0
 
 
+@writes
 @click.command()
 @ray_options
 @json_option
@@ -393,6 +399,7 @@ def reindex(service: RecallService, ray_address: str | None, ray_workers: int | 
     return 0
 
 
+@writes
 @click.command()
 @click.option("--repair", is_flag=True, help="fix what differs from the archive, then check again")
 @json_option
@@ -424,6 +431,7 @@ def check(service: RecallService, repair: bool, as_json: bool) -> int:
     return 0 if report.ok else 1
 
 
+@reads
 @click.command()
 @json_option
 @pass_service

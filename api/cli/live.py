@@ -10,6 +10,7 @@ import click
 
 from api.cli.output import json_option, pass_service, print_json
 from api.cli.read import show
+from api.cli.writes import reads, writes
 from models import STATUSES, InvalidInput
 
 if TYPE_CHECKING:
@@ -25,6 +26,7 @@ def session() -> None:
     """Live sessions: start, append messages, pause, archive."""
 
 
+@writes
 @session.command()
 @click.option("--title")
 @click.option("--channel")
@@ -47,6 +49,7 @@ def start(service: RecallService, title: str | None, channel: str | None, catego
     return 0
 
 
+@writes
 @session.command()
 @click.argument("session_id", metavar="ID")
 @click.argument("text", required=False)
@@ -71,6 +74,7 @@ def append(service: RecallService, session_id: str, text: str | None, role: str,
     return 0
 
 
+@writes
 @session.command()
 @click.argument("session_id", metavar="ID")
 @json_option
@@ -81,6 +85,7 @@ def pause(service: RecallService, session_id: str, as_json: bool) -> int:
     return 0
 
 
+@writes
 @session.command()
 @click.argument("session_id", metavar="ID")
 @json_option
@@ -91,6 +96,7 @@ def resume(service: RecallService, session_id: str, as_json: bool) -> int:
     return 0
 
 
+@writes
 @session.command()
 @click.argument("session_id", metavar="ID")
 @click.option("--summary", help="the summary to keep (default: one is made)")
@@ -109,6 +115,7 @@ def _print_status(view: LiveSession, as_json: bool) -> None:
         print(f"{view.session_id}: {view.status} ({view.message_count} messages)")
 
 
+@reads
 @session.command("list")
 @click.option("--status", type=click.Choice(STATUSES))
 @click.option("--category")

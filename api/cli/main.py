@@ -24,6 +24,7 @@ from api.cli import (
     todos,
     tokens,
     watch,
+    writes,
 )
 from api.cli.output import Run
 from api.settings import Settings
@@ -37,17 +38,17 @@ class RecallGroup(click.Group):
     """The `recall` group: a fault of the machine in any command (a full disk, a read-only data
     directory, a damaged index) ends it with a clear message instead of a traceback; with
     RECALL_STORE set, a writing command ends by publishing (api/cli/storage.py); each writing
-    command leaves a line in the audit log (api/cli/tokens.py)."""
+    command leaves a line in the audit log (api/cli/writes.py)."""
 
     def invoke(self, ctx: click.Context) -> object:
         try:
             try:
                 result = super().invoke(ctx)
             except Exception:
-                tokens.audit_command(ctx, "error")
+                writes.audit_command(ctx, "error")
                 raise
-            tokens.audit_command(ctx, "ok")
-            storage.publish_after(ctx.invoked_subcommand, ctx.find_object(Run))
+            writes.audit_command(ctx, "ok")
+            storage.publish_after(ctx, ctx.find_object(Run))
             return result
         except (click.exceptions.ClickException, click.exceptions.Exit, click.Abort):
             raise
@@ -69,7 +70,6 @@ def cli(ctx: click.Context, home: str | None, embedder: str | None, verbose: boo
     """Search your archived conversations with AI assistants, in English and Chinese."""
     _log_to_stderr(ctx, logging.INFO if verbose else logging.WARNING)
     ctx.obj = Run(Settings.from_env(home=home, embedder=embedder))
-    tokens.before_command(ctx, storage.WRITING_COMMANDS)
 
 
 def _log_to_stderr(ctx: click.Context, level: int) -> None:

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 
 from api.cli.output import json_option, pass_service, print_json
+from api.cli.writes import writes
 
 if TYPE_CHECKING:
     from api.service import RecallService
@@ -34,6 +35,7 @@ def _apply(dry_run: bool, apply: bool) -> bool:
     return apply
 
 
+@writes
 @click.command()
 @dry_run_or_apply("list what would move and what it drops; write nothing",
                   "do it: what is dropped is gone")
@@ -79,6 +81,7 @@ def retention(service: RecallService, dry_run: bool, apply: bool, full_days: int
     return 0
 
 
+@writes
 @click.command()
 @click.option("--older-than", metavar="AGE",
               help="sessions inactive longer than this: 90d, 12w or 90 (days)")

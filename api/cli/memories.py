@@ -10,6 +10,7 @@ import click
 from api.cli.output import Run, greedy, json_option, pass_run, pass_service, print_json
 from api.cli.remote import Remote, no_server_option, remote
 from api.cli.todos import todo_line
+from api.cli.writes import reads, writes
 from api.service.limits import MAX_LISTED
 from models import InvalidInput
 
@@ -20,6 +21,7 @@ if TYPE_CHECKING:
 __all__ = ["COMMANDS"]
 
 
+@reads
 @click.command(cls=greedy("--types"))
 @click.argument("session_id", metavar="ID")
 @click.option("--types", multiple=True, metavar="TYPE...",
@@ -55,6 +57,7 @@ def memories(run: Run, session_id: str, types: tuple[str, ...], refine: bool, no
     return 0
 
 
+@reads
 @click.command()
 @click.option("--period", type=click.Choice(["day", "week", "month"]), default="week",
               show_default=True)
@@ -91,6 +94,7 @@ def relevance() -> None:
     See docs/memory-relevance.md."""
 
 
+@reads
 @relevance.command("list")
 @click.option("--session", metavar="ID", help="only this session's memories")
 @click.option("--limit", type=int, default=50, help=f"how many (default 50, at most {MAX_LISTED})")
@@ -113,6 +117,7 @@ def relevance_list(service: RecallService, session: str | None, limit: int, offs
     return 0
 
 
+@writes
 @relevance.command()
 @json_option
 @pass_service
@@ -129,6 +134,7 @@ def decay(service: RecallService, as_json: bool) -> int:
     return 0
 
 
+@writes
 @relevance.command()
 @click.option("--max", "max_memories", type=int, metavar="N",
               help="keep at most N memories (default: $RECALL_RELEVANCE_MAX_MEMORIES)")
@@ -154,6 +160,7 @@ def prune(service: RecallService, max_memories: int | None, dry_run: bool, as_js
     return 0
 
 
+@reads
 @relevance.command()
 @click.option("--session", metavar="ID", help="only this session's")
 @json_option
@@ -175,6 +182,7 @@ def _line(m: MemoryRelevanceOut) -> str:
     return f"{m.relevance:.3f}  [{m.type}] {m.id}{used}\n       {m.text}"
 
 
+@reads
 @click.command()
 @click.option("--subject", metavar="WORDS", help="only statements holding at least half of these words")
 @click.option("--current", "when", flag_value="current", help="only what stands now")

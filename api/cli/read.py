@@ -14,6 +14,7 @@ from click.core import ParameterSource
 
 from api.cli.output import Run, json_option, pass_run, print_json
 from api.cli.remote import Remote, no_server_option, remote
+from api.cli.writes import reads
 from api.service.requests import REQUEST_KEYS, search_request
 from models import MEMORY_TYPES, InvalidQuery, RecallError, SearchResponse, TrackedFact
 
@@ -23,6 +24,7 @@ if TYPE_CHECKING:
 __all__ = ["COMMANDS", "print_session", "show"]
 
 
+@reads
 @click.command()
 @click.argument("query", required=False)
 @click.option("--batch", metavar="FILE",
@@ -171,6 +173,8 @@ def _cut(text: str, width: int) -> str:
     return text if len(text) <= width else text[:width - 1] + "…"
 
 
+@reads
+@reads
 @click.command()
 @click.argument("session_id", metavar="ID")
 @click.option("--token-budget", type=int, help="summary plus the newest messages that fit")
@@ -190,6 +194,7 @@ def show(run: Run, session_id: str, token_budget: int | None, no_server: bool,
     return 0
 
 
+@reads
 @click.command()
 @click.argument("session_id", metavar="ID")
 @click.option("--print-context", is_flag=True,
@@ -217,6 +222,7 @@ def resume(run: Run, session_id: str, print_context: bool, token_budget: int,
     return 0 if hint.command else 1
 
 
+@reads
 @click.command()
 @click.argument("query")
 @click.option("--budget", type=int, default=1500, show_default=True,

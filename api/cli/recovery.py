@@ -9,6 +9,7 @@ import msgspec
 
 from api.cli.output import Run, json_option, pass_run, pass_service, print_json
 from api.cli.remote import no_server_option, remote
+from api.cli.writes import reads, writes
 from models import InvalidInput, RecoveryDecision, recovery_options
 
 if TYPE_CHECKING:
@@ -17,6 +18,7 @@ if TYPE_CHECKING:
 __all__ = ["COMMANDS"]
 
 
+@writes
 @click.command()
 @click.argument("session_id", metavar="ID")
 @json_option
@@ -32,6 +34,7 @@ def snapshot(service: RecallService, session_id: str, as_json: bool) -> int:
     return 0
 
 
+@reads
 @click.command()
 @click.argument("session_id", metavar="ID")
 @click.option("--keep", type=int, help="delete all but the newest N first")
@@ -61,6 +64,7 @@ def snapshots(service: RecallService, session_id: str, keep: int | None, shown: 
     return 0
 
 
+@reads
 @click.command()
 @click.argument("session_id", metavar="ID")
 @click.option("--snapshot", "since", metavar="SNAPSHOT",
@@ -86,6 +90,7 @@ def changes(service: RecallService, session_id: str, since: str | None, against:
     return 0
 
 
+@reads
 @click.command()
 @click.argument("session_id", metavar="ID")
 @click.option("--context", help="what you want to resume now (ranks by relevance too)")

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 import click
 
 from api.cli.output import Run, json_option, pass_run, pass_service, print_json
+from api.cli.writes import reads, writes
 
 if TYPE_CHECKING:
     from api.service import RecallService
@@ -19,6 +20,7 @@ __all__ = ["COMMANDS"]
 SHOWN_CHARS = 160  # of each redacted line
 
 
+@reads
 @click.command()
 @click.argument("path", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--check", is_flag=True, help="list what would be redacted, line by line")
@@ -48,6 +50,7 @@ def redact(run: Run, path: Path, check: bool, as_json: bool) -> int:
     return 0
 
 
+@writes
 @click.command("audit-secrets")
 @click.option("--apply", is_flag=True,
               help="re-redact what was found through the crash-safe path, then purge")

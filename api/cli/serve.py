@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 import click
 
 from api.cli.output import pass_service
+from api.cli.writes import reads, writes
 from api.settings import SETTINGS
 from models import InvalidInput
 from models.principal import DEFAULT_TENANT
@@ -21,6 +22,7 @@ if TYPE_CHECKING:
 __all__ = ["COMMANDS"]
 
 
+@reads
 @click.command()
 @click.option("--host", default="127.0.0.1", show_default=True,
               help="address to bind (loopback only by default)")
@@ -107,6 +109,7 @@ def listen(host: str, port: int) -> socket.socket:
     return sock
 
 
+@writes
 @click.command()
 @pass_service
 def mcp(service: RecallService) -> int:
@@ -117,6 +120,7 @@ def mcp(service: RecallService) -> int:
     return 0
 
 
+@reads
 @click.command()
 @pass_service
 def settings(service: RecallService) -> int:

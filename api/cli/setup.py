@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 import click
 
 from api.cli.output import Run, greedy, json_option, pass_run, print_json
+from api.cli.writes import reads
 from api.setup.agents import AGENTS, Place
 from models import NotFound
 
@@ -26,6 +27,7 @@ def setup() -> None:
     """Set recall up for other programs."""
 
 
+@reads
 @setup.command("mcp", cls=greedy("--agent"))
 @click.option("--agent", "agents", multiple=True, type=click.Choice(list(AGENTS)),
               help="only this agent, detected or not (repeatable; default: every agent found)")

@@ -9,20 +9,17 @@ from typing import TYPE_CHECKING
 import click
 
 from api.cli.output import json_option, pass_service, print_json
+from api.cli.writes import ran_a_writer, reads
 from models import InvalidInput
 
 if TYPE_CHECKING:
     from api.cli.output import Run
     from api.service import RecallService
 
-__all__ = ["COMMANDS", "WRITING_COMMANDS", "publish_after"]
-
-# Commands that may change the data directory: with RECALL_STORE set, each ends by publishing.
-# (`recall watch` runs until stopped: a server, `recall serve`, publishes as it goes.)
-WRITING_COMMANDS = {"index", "import", "reindex", "delete", "restore", "check", "cleanup",
-                    "retention", "relevance", "session", "snapshot", "todo"}
+__all__ = ["COMMANDS", "publish_after"]
 
 
+@reads
 @click.command()
 @click.option("--purge", is_flag=True,
               help="also remove at once every object only an older publish needed (after "
@@ -50,10 +47,10 @@ def publish(service: RecallService, purge: bool, as_json: bool) -> int:
     return 0
 
 
-def publish_after(command: str | None, run: Run | None) -> None:
-    """Publish after a writing command that used the data directory, when RECALL_STORE is set."""
-    if run is None or not run.settings.store or command not in WRITING_COMMANDS \
-            or not run.service_built:
+def publish_after(ctx: click.Context, run: Run | None) -> None:
+    """Publish after a writing command (api/cli/writes.py) that used the data directory, when
+    RECALL_STORE is set."""
+    if run is None or not run.settings.store or not ran_a_writer(ctx) or not run.service_built:
         return
     report = run.service.publish()
     if not report.skipped:

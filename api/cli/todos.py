@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 import click
 
 from api.cli.output import json_option, pass_service, print_json
+from api.cli.writes import reads, writes
 from models.todo import TODO_PERIODS, Todo
 
 if TYPE_CHECKING:
@@ -38,6 +39,7 @@ def todo() -> None:
     """Todos for a day, a week or a month."""
 
 
+@writes
 @todo.command()
 @click.argument("content")
 @click.option("--period", type=PERIOD, default="week",
@@ -56,6 +58,7 @@ def add(service: RecallService, content: str, period: str, day: str | None, sess
     return 0
 
 
+@writes
 @todo.command()
 @click.argument("todo_ids", nargs=-1, required=True, metavar="ID...")
 @json_option
@@ -66,6 +69,7 @@ def done(service: RecallService, todo_ids: tuple[str, ...], as_json: bool) -> in
     return 0
 
 
+@writes
 @todo.command()
 @click.argument("todo_ids", nargs=-1, required=True, metavar="ID...")
 @json_option
@@ -76,6 +80,7 @@ def reopen(service: RecallService, todo_ids: tuple[str, ...], as_json: bool) -> 
     return 0
 
 
+@reads
 @todo.command("list")
 @click.option("--period", type=PERIOD, help="only todos of this period")
 @click.option("--date", "day",
@@ -101,6 +106,7 @@ def todo_list(service: RecallService, period: str | None, day: str | None, statu
     return 0
 
 
+@writes
 @todo.command()
 @click.argument("memory_ids", nargs=-1, required=True, metavar="MEMORY_ID...")
 @click.option("--period", type=PERIOD,

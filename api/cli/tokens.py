@@ -1,10 +1,7 @@
-"""Access for a team server: `recall tokens create|list|revoke`, `recall audit`, and the audit
-line each command that writes leaves (called by the group in api/cli/main.py)."""
+"""Access for a team server: `recall tokens create|list|revoke` and `recall audit`."""
 
 from __future__ import annotations
 
-import getpass
-import os
 import re
 import time
 from datetime import datetime
@@ -12,17 +9,14 @@ from datetime import datetime
 import click
 
 from api.cli.output import Run, pass_run
+from api.cli.writes import reads, writes
 from indexer.stores.audit import AuditLog
 from indexer.stores.layout import DataDir
 from indexer.stores.tokens import SCOPES, TokenStore, check_token_name
 from models import InvalidInput
 from models.principal import DEFAULT_TENANT, check_tenant
 
-__all__ = ["AUDIT_META", "COMMANDS", "audit_command"]
-
-# what a writing command names for its audit line, left in the click context's meta (shared by
-# the group and its command): (action, session ids); without it the line has the command's name
-AUDIT_META = "recall.audit"
+__all__ = ["COMMANDS"]
 
 _DURATION = re.compile(r"^(\d+)([dhm])$")
 _UNIT_SECONDS = {"d": 86_400, "h": 3_600, "m": 60}
@@ -47,6 +41,7 @@ def tokens() -> None:
     401 without a valid token, 403 with one whose scope is too narrow."""
 
 
+@writes
 @tokens.command("create")
 @click.option("--tenant", default=DEFAULT_TENANT, show_default=True,
               help="whose sessions the token reaches: 'default' is the data directory's own, "
@@ -89,6 +84,7 @@ def _publish(run: Run) -> None:
     click.echo(f"recall: published #{report.seq} to {run.settings.store}", err=True)
 
 
+@reads
 @tokens.command("list")
 @pass_run
 def list_tokens(run: Run) -> int:
@@ -100,6 +96,7 @@ def list_tokens(run: Run) -> int:
     return 0
 
 
+@writes
 @tokens.command("revoke")
 @click.argument("token")
 @pass_run
@@ -116,6 +113,7 @@ def revoke(run: Run, token: str) -> int:
     return 0
 
 
+@reads
 @click.command()
 @click.option("--since", metavar="YYYY-MM-DD", help="from this day on")
 @click.option("--tenant", help="this tenant's lines only")
@@ -134,41 +132,6 @@ def audit(run: Run, since: str | None, tenant: str | None) -> int:
         print(f"{_when(entry.time)}  {entry.tenant}  {entry.token}  {entry.action}  "
               f"{','.join(entry.targets) or '-'}  {entry.outcome}{extra}")
     return 0
-
-
-_BEFORE = "recall.audit.before"
-
-
-def before_command(ctx: click.Context, writing: set[str]) -> None:
-    """Note how the tenant's data directory looks before a command that may write runs."""
-    run = ctx.find_object(Run)
-    if run is not None and ctx.invoked_subcommand in writing:
-        ctx.meta[_BEFORE] = _tenant_data(run).fingerprint()
-
-
-def audit_command(ctx: click.Context, outcome: str) -> None:
-    """The audit line of a command that wrote to the data directory (a dry run or a listing
-    writes nothing and gets none) or failed trying: the machine's user who ran it, the tenant
-    it acted for, what it did and the ids it named (never text)."""
-    run = ctx.find_object(Run)
-    if run is None or _BEFORE not in ctx.meta or not run.service_built:
-        return
-    if outcome == "ok" and _tenant_data(run).fingerprint() == ctx.meta[_BEFORE]:
-        return
-    action, targets = ctx.meta.get(AUDIT_META, (ctx.invoked_subcommand, []))
-    AuditLog(DataDir(run.settings.home)).append(run.settings.tenant, f"cli:{_user()}",
-                                                 f"cli {action}", targets, outcome)
-
-
-def _tenant_data(run: Run) -> DataDir:
-    return DataDir(run.settings.home).for_tenant(run.settings.tenant)
-
-
-def _user() -> str:
-    try:
-        return getpass.getuser()
-    except (KeyError, OSError):  # no login name and no passwd entry (some containers)
-        return f"uid {os.getuid()}"
 
 
 COMMANDS = [tokens, audit]

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 import click
 
 from api.cli.output import pass_service
+from api.cli.writes import writes
 from indexer.formats.common import FORMAT_NAMES
 from models import InvalidInput
 
@@ -21,6 +22,7 @@ if TYPE_CHECKING:
 __all__ = ["COMMANDS"]
 
 
+@writes
 @click.command()
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path), metavar="[PATH...]")
 @click.option("--format", "fmt", type=click.Choice(FORMAT_NAMES),

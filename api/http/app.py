@@ -35,6 +35,7 @@ from api.http.routes import (
     todos,
 )
 from api.http.routes.probes import health_route, metrics_route
+from api.http.scopes import READ, check_declared
 from api.mcp.server import build_mcp, mcp_lifespan, streamable_http_app
 from api.service import RecallService
 from api.service.tenants import TenantServices
@@ -82,12 +83,16 @@ class RecallApp(Litestar):
 
 
 def openapi_config(token: bool) -> OpenAPIConfig:
-    """The schema at /schema/openapi.json; with a token, it says every route needs it."""
+    """The schema at /schema/openapi.json; with a token, it says every route needs it. Its
+    routes are Litestar's own, declared READ on the router that holds them."""
+    schema_router = Router(path="/schema", route_handlers=[], opt=READ, include_in_schema=False)
     if not token:
-        return OpenAPIConfig(title="recall", version="1", path="/schema")
+        return OpenAPIConfig(title="recall", version="1", path="/schema",
+                             openapi_router=schema_router)
     return OpenAPIConfig(
         title="recall", version="1", path="/schema", security=[{"bearer": []}],
-        components=Components(security_schemes={"bearer": SecurityScheme(type="http", scheme="bearer")}))
+        components=Components(security_schemes={"bearer": SecurityScheme(type="http", scheme="bearer")}),
+        openapi_router=schema_router)
 
 
 def create_app(settings: Settings, service: RecallService | None = None, *,
@@ -110,7 +115,7 @@ def create_app(settings: Settings, service: RecallService | None = None, *,
 
     max_body = int(settings.max_body_mb * 1_000_000)
 
-    @asgi(path="/mcp", is_mount=True, copy_scope=True)
+    @asgi(path="/mcp", is_mount=True, copy_scope=True, opt=READ)
     async def mcp_mount(scope: Scope, receive: Receive, send: Send) -> None:
         # the app-wide token guard has run; the body limit is applied here, since the MCP app
         # reads the body itself
@@ -135,7 +140,7 @@ def create_app(settings: Settings, service: RecallService | None = None, *,
                         snapshots.router, todos.router, relevance.router, live.router],
     )
     allow = AllowHeader()
-    return RecallApp(
+    app = RecallApp(
         hosts=AllowedHosts.parse(host, settings.allowed_hosts),
         refusals=refusals,
         route_handlers=[v1, health_route, metrics_route, mcp_mount, *page_routes()],
@@ -159,3 +164,5 @@ def create_app(settings: Settings, service: RecallService | None = None, *,
         logging_config=None,  # logging belongs to the entry point (CLI), not the library
         debug=False,
     )
+    check_declared(app)  # every route says what scope it needs (api/http/scopes.py)
+    return app

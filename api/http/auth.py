@@ -19,6 +19,7 @@ from litestar.types import Scope
 
 from api.http.rate_limits import RateLimiter
 from api.http.refusals import Refusals
+from api.http.scopes import PUBLIC_KEY, declared_scope
 from indexer.stores.audit import AuditLog
 from indexer.stores.layout import DataDir
 from indexer.stores.tokens import TokenStore, scope_covers
@@ -27,13 +28,8 @@ from models.principal import DEFAULT_TENANT, LOCAL, Principal
 if TYPE_CHECKING:
     from api.service import RecallService
 
-__all__ = ["PUBLIC", "READING_POSTS", "Unauthenticated", "auth_required", "authenticate",
-           "needed_scope", "replica_guard", "require_scope", "token_guard"]
-
-
-# a route handler's opt key for what holds no data and must load without the token (the
-# search page, which is what asks the user for it)
-PUBLIC = "public"
+__all__ = ["Unauthenticated", "auth_required", "authenticate", "needed_scope", "replica_guard",
+           "require_scope", "token_guard"]
 
 
 # what the guard leaves in a request's scope state: the audit log, who the request acts for, the
@@ -52,10 +48,6 @@ def request_context(scope: Scope) -> tuple[Principal | None, AuditLog | None]:
 # (403) instead of answering from its own tenant's data, which is what a request without it gets.
 TENANT_HEADER = "x-recall-tenant"
 
-# POST routes that only read: everything else but GET and HEAD writes
-READING_POSTS = {"pack_route", "recovery_route", "memories_route"}
-
-
 def replica_guard(service: RecallService):
     """On a read-only replica (`recall serve --from`), writes are refused before any body is
     read; MCP's write tools are not offered there (api/mcp/server.py)."""
@@ -67,20 +59,10 @@ def replica_guard(service: RecallService):
     return guard
 
 
-# handlers that change or remove what others rely on: admin scope (deletes need it too)
-ADMIN_HANDLERS = {"cleanup_route", "relevance_prune_route", "relevance_decay_route",
-                  "restore_route"}
-
-
 def needed_scope(handler: BaseRouteHandler) -> str:
-    """read for what only reads, admin for deletes and maintenance, write for the rest; /mcp
-    needs read to connect, and each tool checks its own (api/mcp/results.py)."""
-    methods: set[str] = getattr(handler, "http_methods", set()) or set()
-    if not methods or methods <= {"GET", "HEAD", "OPTIONS"} or handler.handler_name in READING_POSTS:
-        return "read"
-    if "DELETE" in methods or handler.handler_name in ADMIN_HANDLERS:
-        return "admin"
-    return "write"
+    """The scope a route declared where it is defined (api/http/scopes.py); /mcp needs read to
+    connect, and each tool checks its own (api/mcp/results.py)."""
+    return declared_scope(handler) or "read"
 
 
 def require_scope(request: ASGIConnection, needed: str, what: str) -> None:
@@ -103,7 +85,7 @@ def token_guard(token: str | None, data: DataDir, limiter: RateLimiter | None = 
     (api/http/refusals.py)."""
 
     def guard(connection: ASGIConnection, handler: BaseRouteHandler) -> None:
-        if handler.opt.get(PUBLIC):
+        if handler.opt.get(PUBLIC_KEY):
             return
         # kept in the request's scope for the audit log (api/http/audit.py) and MCP's tools
         # (api/http/app.py hands them on): Litestar may run a guard outside the request's task

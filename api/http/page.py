@@ -13,7 +13,7 @@ from litestar.datastructures import CacheControlHeader
 from litestar.static_files import create_static_files_router
 from litestar.types import ControllerRouterHandler
 
-from api.http.auth import PUBLIC
+from api.http.scopes import PUBLIC
 
 __all__ = ["page_routes"]
 
@@ -27,7 +27,7 @@ HEADERS = {"Content-Security-Policy": CSP, "X-Content-Type-Options": "nosniff",
            "Referrer-Policy": "no-referrer", "Cache-Control": "no-cache"}
 
 
-@get("/", include_in_schema=False, sync_to_thread=False, opt={PUBLIC: True})
+@get("/", include_in_schema=False, sync_to_thread=False, opt=PUBLIC)
 def index_route() -> Response[bytes]:
     # read per request: a small file, and an upgraded install serves its new page at once
     return Response((WEB / "index.html").read_bytes(), media_type="text/html",
@@ -39,5 +39,5 @@ def page_routes() -> list[ControllerRouterHandler]:
         path="/static", directories=[WEB], name="page-static",
         # revalidate each load, so a new version of the script never meets an old page
         cache_control=CacheControlHeader(no_cache=True), include_in_schema=False,
-        opt={PUBLIC: True})
+        opt=PUBLIC)
     return [index_route, static]

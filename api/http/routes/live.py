@@ -11,6 +11,7 @@ from litestar.params import Body, JSONBody
 
 from api.http.params import Service, SessionId
 from api.http.problems import problem_responses
+from api.http.scopes import WRITE
 from api.http.wire import APPEND_BODY
 from api.service.live import AppendResult, LiveSession
 from models import SessionStatus
@@ -24,7 +25,7 @@ class StatusRequest(msgspec.Struct, forbid_unknown_fields=True):
     summary: Annotated[str, msgspec.Meta(max_length=20_000)] | None = None
 
 
-@post("/sessions/{session_id:str}/messages", sync_to_thread=True, status_code=201,
+@post("/sessions/{session_id:str}/messages", opt=WRITE, sync_to_thread=True, status_code=201,
       responses=problem_responses(400, 404, 409, 413, 503),
       summary="Append one message or a batch to a live session; searchable when this returns")
 def append_route(service: Service, session_id: SessionId,
@@ -32,7 +33,7 @@ def append_route(service: Service, session_id: SessionId,
     return service.live.append(session_id, data)
 
 
-@patch("/sessions/{session_id:str}", sync_to_thread=True, status_code=200,
+@patch("/sessions/{session_id:str}", opt=WRITE, sync_to_thread=True, status_code=200,
        responses=problem_responses(400, 404, 409, 413, 503),
        summary="Change a live session's status: active, paused or archived (final)")
 def status_route(service: Service, session_id: SessionId, data: JSONBody[StatusRequest]) -> LiveSession:

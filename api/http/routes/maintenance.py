@@ -10,6 +10,7 @@ from litestar.params import JSONBody
 
 from api.http.params import Day, Service
 from api.http.problems import problem_responses
+from api.http.scopes import ADMIN, READ
 from api.service.limits import MAX_PARAM_CHARS
 from api.service.maintenance import MAX_FILTER_VALUES, CleanupReport, ConsistencyReport
 from api.service.sessions import Stats
@@ -30,18 +31,18 @@ class CleanupRequest(msgspec.Struct, forbid_unknown_fields=True):
     as_of: Day | None = None  # count ages up to this day
 
 
-@get("/stats", sync_to_thread=True, responses=problem_responses(503), summary="What is archived and indexed")
+@get("/stats", opt=READ, sync_to_thread=True, responses=problem_responses(503), summary="What is archived and indexed")
 def stats_route(service: Service) -> Stats:
     return service.stats()
 
 
-@get("/check", sync_to_thread=True, responses=problem_responses(),
+@get("/check", opt=READ, sync_to_thread=True, responses=problem_responses(),
      summary="Whether archive, state, both indexes and memories agree (`recall check --json`)")
 def check_route(service: Service) -> ConsistencyReport:
     return service.maintenance.check()
 
 
-@post("/cleanup", sync_to_thread=True, status_code=200,
+@post("/cleanup", opt=ADMIN, sync_to_thread=True, status_code=200,
       responses=problem_responses(400, 409, 413, 503),
       summary="Delete sessions older than an age (by category or channel) and old snapshots; "
               "a dry run unless dry_run is false")

@@ -10,6 +10,7 @@ from litestar.params import FromQuery, JSONBody, QueryParameter
 
 from api.http.params import Service, SessionId
 from api.http.problems import problem_responses
+from api.http.scopes import READ
 from api.service.facts import FactsPayload
 from api.service.limits import MAX_PARAM_CHARS
 from api.service.memories import MemoriesPayload
@@ -24,7 +25,7 @@ class MemoriesRequest(msgspec.Struct):
     refine: bool = False  # revise with the LLM endpoint (RECALL_LLM_URL), when one is set
 
 
-@post("/sessions/{session_id:str}/memories", sync_to_thread=True, status_code=200,
+@post("/sessions/{session_id:str}/memories", opt=READ, sync_to_thread=True, status_code=200,
       responses=problem_responses(400, 404, 413),
       summary="Typed memories of a session (user, feedback, project, reference)")
 def memories_route(service: Service, session_id: SessionId,
@@ -32,7 +33,7 @@ def memories_route(service: Service, session_id: SessionId,
     return service.memories.extract(session_id, data.types, refine=data.refine)
 
 
-@get("/digest", sync_to_thread=True, responses=problem_responses(400),
+@get("/digest", opt=READ, sync_to_thread=True, responses=problem_responses(400),
      summary="Topics, open tasks and daily activity for a period")
 def digest_route(service: Service, period: FromQuery[Literal["day", "week", "month"]] = "week",
                  date: Annotated[str | None, QueryParameter(
@@ -42,7 +43,7 @@ def digest_route(service: Service, period: FromQuery[Literal["day", "week", "mon
     return service.digest(period, date)
 
 
-@get("/facts", sync_to_thread=True, responses=problem_responses(400),
+@get("/facts", opt=READ, sync_to_thread=True, responses=problem_responses(400),
      summary="Decisions and values with their status: current, or superseded by a later one")
 def facts_route(service: Service,
                 subject: Annotated[str | None, QueryParameter(

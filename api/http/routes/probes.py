@@ -8,9 +8,10 @@ import logging
 from litestar import Request, Response, get
 from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, Gauge, generate_latest
 
-from api.http.auth import PUBLIC, Unauthenticated, authenticate
+from api.http.auth import Unauthenticated, authenticate
 from api.http.params import Service
 from api.http.problems import problem_responses
+from api.http.scopes import PUBLIC, READ
 from api.service import RecallService
 from api.service.sessions import Health
 from indexer.stores.layout import DataDir
@@ -25,7 +26,7 @@ SESSIONS_INDEXED = Gauge("recall_sessions_indexed", "Sessions in the archive and
 MESSAGES_INDEXED = Gauge("recall_messages_indexed", "Messages in the archive and both indexes")
 
 
-@get("/healthz", sync_to_thread=True, responses=problem_responses(503), opt={PUBLIC: True},
+@get("/healthz", sync_to_thread=True, responses=problem_responses(503), opt=PUBLIC,
      security=[{}],  # open to probes: no token needed, none of the data given
      summary="200 when both indexes are open and consistent; the counts and the reason need "
              "the token when one is set")
@@ -53,7 +54,7 @@ def _server_token(service: RecallService, request: Request) -> bool:
     return principal.tenant == DEFAULT_TENANT
 
 
-@get("/metrics", sync_to_thread=True, include_in_schema=False)
+@get("/metrics", opt=READ, sync_to_thread=True, include_in_schema=False)
 def metrics_route(service: Service) -> Response[bytes]:
     """Prometheus text format: request counts and latencies by route, plus archive size."""
     try:

@@ -11,6 +11,7 @@ from litestar.params import FromQuery, JSONBody, QueryParameter
 
 from api.http.params import OptionalDay, OptionalText, SearchQuery, Service
 from api.http.problems import problem_responses
+from api.http.scopes import READ
 from api.service.pack import ContextPack
 from api.service.requests import search_request
 from models import SearchResponse
@@ -22,7 +23,7 @@ __all__ = ["router"]
 Limit = Annotated[int, QueryParameter(ge=1, le=100, description="sessions to return")]
 
 
-@get("/search", sync_to_thread=True, responses=problem_responses(400, 503),
+@get("/search", opt=READ, sync_to_thread=True, responses=problem_responses(400, 503),
      summary="Search the archive (same result shape as `recall search --json`)")
 def search_route(
     service: Service,
@@ -65,7 +66,7 @@ class PackRequest(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     budget: int = 1500
 
 
-@post("/pack", sync_to_thread=True, status_code=200, responses=problem_responses(400, 413, 503),
+@post("/pack", opt=READ, sync_to_thread=True, status_code=200, responses=problem_responses(400, 413, 503),
       summary="The best evidence for a question within a token budget, cited by session, "
               "message, date and agent, in Markdown and JSON (`recall pack --json`)")
 def pack_route(service: Service, data: JSONBody[PackRequest]) -> ContextPack:

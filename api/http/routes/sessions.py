@@ -14,6 +14,7 @@ from api.http.audit import note_targets
 from api.http.auth import require_scope
 from api.http.params import OptionalDay, OptionalText, Service, SessionId
 from api.http.problems import problem_responses
+from api.http.scopes import ADMIN, READ, WRITE
 from api.http.wire import SESSION_RECORD, START_SESSION
 from api.service.indexing import IngestResult
 from api.service.live import LiveSession, is_start_request
@@ -24,7 +25,7 @@ from models import ResumeHint, SessionStatus, record_session_id
 __all__ = ["router"]
 
 
-@get("/sessions", sync_to_thread=True, responses=problem_responses(400),
+@get("/sessions", opt=READ, sync_to_thread=True, responses=problem_responses(400),
      summary="Session summaries, newest first")
 def list_sessions_route(
     service: Service,
@@ -43,7 +44,7 @@ def list_sessions_route(
                                  limit=limit, offset=offset)
 
 
-@get("/sessions/{session_id:str}", sync_to_thread=True,
+@get("/sessions/{session_id:str}", opt=READ, sync_to_thread=True,
      responses={200: ResponseSpec(ArchivedSession, description="the archive record as stored"),
                 **problem_responses(400, 404)},
      summary="An archived session (redacted); with token_budget, its summary and newest messages")
@@ -55,13 +56,13 @@ def get_session_route(
     return service.session(session_id, token_budget)
 
 
-@get("/sessions/{session_id:str}/resume", sync_to_thread=True, responses=problem_responses(400, 404),
+@get("/sessions/{session_id:str}/resume", opt=READ, sync_to_thread=True, responses=problem_responses(400, 404),
      summary="The command that reopens an imported session in the agent that wrote it")
 def resume_route(service: Service, session_id: SessionId) -> ResumeHint:
     return service.resume(session_id)
 
 
-@post("/sessions", sync_to_thread=True, status_code=201,
+@post("/sessions", opt=WRITE, sync_to_thread=True, status_code=201,
       responses={200: ResponseSpec(IngestResult, description="the same session was already archived"),
                  **problem_responses(400, 409, 413, 503)},
       summary="Archive and index one session (archive format; unchanged sessions are a no-op), "
@@ -85,14 +86,14 @@ def post_session_route(request: Request, service: Service, data: Annotated[dict[
     return Response(result, status_code=201 if result.changed else 200)
 
 
-@get("/sessions/{session_id:str}/versions", sync_to_thread=True,
+@get("/sessions/{session_id:str}/versions", opt=READ, sync_to_thread=True,
      responses=problem_responses(400, 404),
      summary="The versions of a session that writes replaced, kept for restore (newest first)")
 def versions_route(service: Service, session_id: SessionId) -> VersionList:
     return service.versions.list(session_id)
 
 
-@post("/sessions/{session_id:str}/restore", sync_to_thread=True, status_code=200,
+@post("/sessions/{session_id:str}/restore", opt=ADMIN, sync_to_thread=True, status_code=200,
       responses=problem_responses(400, 404, 409, 503),
       summary="Make a kept version the session again (the newest unless version is given); the "
               "version it replaces is kept in turn")
@@ -101,14 +102,14 @@ def restore_route(service: Service, session_id: SessionId,
     return service.versions.restore(session_id, version)
 
 
-@delete("/sessions/{session_id:str}", sync_to_thread=True, status_code=204,
+@delete("/sessions/{session_id:str}", opt=ADMIN, sync_to_thread=True, status_code=204,
         responses=problem_responses(400, 404, 409, 503),
         summary="Remove a session from the archive and both indexes")
 def delete_session_route(service: Service, session_id: SessionId) -> None:
     service.delete(session_id)
 
 
-@get("/facets", sync_to_thread=True, responses=problem_responses(503),
+@get("/facets", opt=READ, sync_to_thread=True, responses=problem_responses(503),
      summary="Channels and participants with session counts, first and last date (for filters)")
 def facets_route(service: Service) -> Facets:
     return service.facets()

@@ -11,6 +11,7 @@ from litestar.params import JSONBody, QueryParameter
 
 from api.http.params import OptionalSnapshotId, Service, SessionId, SnapshotId
 from api.http.problems import problem_responses
+from api.http.scopes import ADMIN, READ, WRITE
 from api.service.limits import MAX_CONTEXT_CHARS, MAX_ID_LENGTH
 from api.service.snapshots import PrunedSnapshots, SnapshotList
 from models import ChangeReport, RecoveryDecision, RecoveryOptions, Snapshot
@@ -26,20 +27,20 @@ class RecoveryRequest(msgspec.Struct):
     token_budget: Annotated[int, msgspec.Meta(ge=1)] | None = None
 
 
-@get("/sessions/{session_id:str}/snapshots", sync_to_thread=True,
+@get("/sessions/{session_id:str}/snapshots", opt=READ, sync_to_thread=True,
      responses=problem_responses(400, 404), summary="A session's snapshots, oldest first")
 def list_snapshots_route(service: Service, session_id: SessionId) -> SnapshotList:
     return service.snapshots.of(session_id)
 
 
-@post("/sessions/{session_id:str}/snapshots", sync_to_thread=True, status_code=201,
+@post("/sessions/{session_id:str}/snapshots", opt=WRITE, sync_to_thread=True, status_code=201,
       responses=problem_responses(400, 404),
       summary="Save the session's current state (its memories) as a snapshot")
 def create_snapshot_route(service: Service, session_id: SessionId) -> Snapshot:
     return service.snapshots.create(session_id)
 
 
-@delete("/sessions/{session_id:str}/snapshots", sync_to_thread=True, status_code=200,
+@delete("/sessions/{session_id:str}/snapshots", opt=ADMIN, sync_to_thread=True, status_code=200,
         responses=problem_responses(400, 404),
         summary="Cleanup: delete all but the newest `keep` snapshots of a session")
 def prune_snapshots_route(service: Service, session_id: SessionId,
@@ -48,7 +49,7 @@ def prune_snapshots_route(service: Service, session_id: SessionId,
     return service.snapshots.prune(session_id, keep)
 
 
-@get("/sessions/{session_id:str}/snapshots/{snapshot_id:str}", sync_to_thread=True,
+@get("/sessions/{session_id:str}/snapshots/{snapshot_id:str}", opt=READ, sync_to_thread=True,
      responses=problem_responses(400, 404),
      summary="One snapshot; with token_budget, compressed to about that many tokens")
 def get_snapshot_route(service: Service, session_id: SessionId, snapshot_id: SnapshotId,
@@ -56,14 +57,14 @@ def get_snapshot_route(service: Service, session_id: SessionId, snapshot_id: Sna
     return service.snapshots.get(session_id, snapshot_id, token_budget)
 
 
-@get("/sessions/{session_id:str}/changes", sync_to_thread=True, responses=problem_responses(400, 404),
+@get("/sessions/{session_id:str}/changes", opt=READ, sync_to_thread=True, responses=problem_responses(400, 404),
      summary="What changed since a snapshot (default the newest) up to now or another snapshot")
 def changes_route(service: Service, session_id: SessionId, snapshot: OptionalSnapshotId = None,
                   against: OptionalSnapshotId = None) -> ChangeReport:
     return service.snapshots.changes(session_id, snapshot, against)
 
 
-@post("/recovery", sync_to_thread=True, status_code=200, responses=problem_responses(400, 404, 413),
+@post("/recovery", opt=READ, sync_to_thread=True, status_code=200, responses=problem_responses(400, 404, 413),
       summary="Choose the snapshot to resume a session from, with confidence, reasons, strategy")
 def recovery_route(service: Service, data: JSONBody[RecoveryRequest]) -> RecoveryDecision:
     return service.snapshots.recover(data.session_id, data.context, options=data.options,

@@ -16,6 +16,7 @@ from litestar.params import FromQuery, JSONBody, PathParameter, QueryParameter
 
 from api.http.params import Day, Service
 from api.http.problems import problem_responses
+from api.http.scopes import READ, WRITE
 from api.service.limits import MAX_ID_LENGTH
 from api.service.todos import MAX_TODO_ID, MAX_TODO_PAGE, PromoteResult, TodoList
 from models.todo import MAX_TODO_CHARS, Todo, TodoPeriod
@@ -40,7 +41,7 @@ class TodoPromote(msgspec.Struct, forbid_unknown_fields=True):
     date: Day | None = None  # default: the task's due date, else today
 
 
-@post("/todos", sync_to_thread=True, status_code=201, responses=problem_responses(400, 413),
+@post("/todos", opt=WRITE, sync_to_thread=True, status_code=201, responses=problem_responses(400, 413),
       summary="Add a todo for a day, week or month, optionally linked to a session or memory")
 def add_todo_route(service: Service, data: JSONBody[TodoCreate]) -> Todo:
     return service.todos.add(data.content, data.period, data.date,
@@ -48,7 +49,7 @@ def add_todo_route(service: Service, data: JSONBody[TodoCreate]) -> Todo:
                              source_memory_id=data.source_memory_id)
 
 
-@get("/todos", sync_to_thread=True, responses=problem_responses(400),
+@get("/todos", opt=READ, sync_to_thread=True, responses=problem_responses(400),
      summary="Todos by period, date and status")
 def list_todos_route(
     service: Service,
@@ -64,25 +65,25 @@ def list_todos_route(
     return service.todos.listing(period, date, status, limit=limit, offset=offset)
 
 
-@get("/todos/{todo_id:str}", sync_to_thread=True, responses=problem_responses(400, 404),
+@get("/todos/{todo_id:str}", opt=READ, sync_to_thread=True, responses=problem_responses(400, 404),
      summary="One todo")
 def get_todo_route(service: Service, todo_id: TodoId) -> Todo:
     return service.todos.get(todo_id)
 
 
-@post("/todos/{todo_id:str}/done", sync_to_thread=True, status_code=200,
+@post("/todos/{todo_id:str}/done", opt=WRITE, sync_to_thread=True, status_code=200,
       responses=problem_responses(400, 404), summary="Mark a todo done (again: no change)")
 def complete_todo_route(service: Service, todo_id: TodoId) -> Todo:
     return service.todos.complete(todo_id)
 
 
-@post("/todos/{todo_id:str}/reopen", sync_to_thread=True, status_code=200,
+@post("/todos/{todo_id:str}/reopen", opt=WRITE, sync_to_thread=True, status_code=200,
       responses=problem_responses(400, 404), summary="Mark a done todo open again")
 def reopen_todo_route(service: Service, todo_id: TodoId) -> Todo:
     return service.todos.reopen(todo_id)
 
 
-@post("/todos/promote", sync_to_thread=True, status_code=201,
+@post("/todos/promote", opt=WRITE, sync_to_thread=True, status_code=201,
       responses={200: ResponseSpec(PromoteResult, description="promoted before: that todo"),
                  **problem_responses(400, 404, 413)},
       summary="Make a todo of a task extracted from a session (once per task)")
