@@ -28,10 +28,7 @@ Cursor is closed source: the layout is the one open-source readers of these file
 - `ItemTable` key `workbench.panel.aichat.view.aichat.chatdata` is the chat panel of releases
   before composers: one session per tab. A workspace's folder is in `workspace.json` beside its
   database.
-- A tool call becomes `[tool: name] args` in the assistant message and its result a `tool`
-  message, both cut to `tool_chars`; thinking is kept only with --thinking. The images of a
-  bubble (`context.selectedImages`, or the older `images`) are `[image]` lines: a screenshot sent
-  without words is a user turn of its own.
+- Each bubble becomes messages as bubbles.py says (tool calls, thinking, images).
 - Every row, list entry and bubble read is a record of the file's ledger, under `composer <id>: `
   or `chat tab <id>: ` (`composerData`, `bubble <id>`, `conversation[N]`, `tab`,
   `bubbles[N]`): imported, merged (a composer's list entry when its row is read) or left out
@@ -41,17 +38,15 @@ Cursor is closed source: the layout is the one open-source readers of these file
 
 from __future__ import annotations
 
-import json
-import re
 import sqlite3
-from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote, urlparse
 
-from indexer.formats.common import ImportOptions, label, tool_call_text, tool_result_text
-from indexer.formats.cursor.cli import tool_output
+from indexer.formats.common import ImportOptions
+from indexer.formats.cursor.bubbles import Bubbles
+from indexer.formats.cursor.folders import workspace, workspace_folder
+from indexer.formats.cursor.state import UNREADABLE, KeyValues
 from indexer.formats.editors import application_data
 from indexer.formats.ledger import IMPORTED, Ledger
 from models import parse_time
@@ -67,10 +62,6 @@ _WORKSPACE_COMPOSERS = "composer.composerData"  # a workspace's composer list, s
 _OWN_ROW = "composerData"  # how a composer's own row is named in its ledger
 _LIST_ENTRY = "allComposers entry"  # and its entry in a workspace's list
 LISTED_ONLY = "listed composer: its conversation is kept in globalStorage/state.vscdb"
-THINKING = "thinking"
-_ROLES = {1: "user", 2: "assistant"}
-_PANEL_ROLES = {"user": "user", "ai": "assistant"}
-_BAD = object()  # a row whose value is not readable JSON
 
 
 @dataclass
@@ -92,38 +83,19 @@ def default_paths(home: Path, env: dict[str, str]) -> list[Path]:
             for p in (user / "globalStorage" / DATABASE_NAME, user / "workspaceStorage")]
 
 
-class StateDatabase:
+class StateDatabase(KeyValues):
     """One state.vscdb, read key by key: a global one holds gigabytes of bubbles. Every record
     read gets its fate in `ledger`, the file's: a composer's and a tab's records under
     `composer <id>: ` and `chat tab <id>: `."""
 
     def __init__(self, path: Path, connection: sqlite3.Connection, options: ImportOptions,
                  ledger: Ledger) -> None:
+        super().__init__(connection)
         self.path = path
-        self.connection = connection
         self.options = options
         self.ledger = ledger
-        self.kv = _has_kv(connection, "cursorDiskKV")
-        self.items = _has_kv(connection, "ItemTable")
         self.listed_only = 0  # composers a workspace lists whose conversation is elsewhere
-        self.cwd = _workspace_folder(path)
-
-    def get(self, table: str, key: str) -> Any:
-        """A key's JSON value: None when there is no such row, _BAD when it does not parse."""
-        if not (self.kv if table == "cursorDiskKV" else self.items):
-            return None
-        row = self.connection.execute(f"SELECT value FROM {table} WHERE key = ?",
-                                      (key,)).fetchone()
-        return None if row is None else _decode(row[0])
-
-    def keys(self, prefix: str) -> list[str]:
-        """The cursorDiskKV keys that start with prefix (a range, so the key index serves it)."""
-        if not self.kv:
-            return []
-        upper = prefix[:-1] + chr(ord(prefix[-1]) + 1)
-        rows = self.connection.execute(
-            "SELECT key FROM cursorDiskKV WHERE key >= ? AND key < ?", (prefix, upper))
-        return [row[0] for row in rows if isinstance(row[0], str)]
+        self.cwd = workspace_folder(path)
 
     def chats(self) -> list[EditorChat]:
         """The composers, then the old chat panel's tabs."""
@@ -172,7 +144,7 @@ class StateDatabase:
         composer (read once, from its row), one without a conversation is left out (the global
         database holds it)."""
         value = self.get("ItemTable", _WORKSPACE_COMPOSERS)
-        if value is _BAD:
+        if value is UNREADABLE:
             self.ledger.left_out(f"row {_WORKSPACE_COMPOSERS}", "unreadable composer list")
             return {}
         out: dict[str, dict[str, Any]] = {}
@@ -217,7 +189,7 @@ class StateDatabase:
         ledger = Ledger()
         ledger.read(own)
         bubbles = self.bubbles(composer_id, data, ledger, rows=own == _OWN_ROW)
-        reader = _Bubbles(composer_id, self.options, ledger)
+        reader = Bubbles(composer_id, self.options, ledger)
         messages = [m for place, bubble_id, kind, bubble in bubbles
                     for m in reader.render(place, bubble_id, kind, bubble)]
         if not any(m["role"] == "user" for m in messages):
@@ -227,7 +199,7 @@ class StateDatabase:
             return None
         ledger.imported(own, "the session's title and metadata")
         self.ledger.absorb(ledger, f"composer {composer_id}: ")
-        cwd = (_workspace(data) or _workspace(entry) or reader.workspace or self.cwd)
+        cwd = (workspace(data) or workspace(entry) or reader.workspace or self.cwd)
         title = next((n.strip() for n in (data.get("name"), entry.get("name"))
                       if isinstance(n, str) and n.strip()), None)
         day = self.day(messages, data.get("createdAt"), data.get("lastUpdatedAt"),
@@ -299,7 +271,7 @@ class StateDatabase:
     def chat_tabs(self) -> list[EditorChat]:
         """The chat panel of releases before composers: each tab a session."""
         panel = self.get("ItemTable", _CHAT_PANEL)
-        if panel is _BAD:
+        if panel is UNREADABLE:
             self.ledger.left_out(f"row {_CHAT_PANEL}", "unreadable chat panel")
         out = []
         for n, tab in enumerate(_list(_dict(panel).get("tabs"))):
@@ -310,7 +282,7 @@ class StateDatabase:
             assert isinstance(tab, dict)
             ledger = Ledger()
             ledger.read("tab")
-            reader = _Bubbles(tab_id, self.options, ledger)
+            reader = Bubbles(tab_id, self.options, ledger)
             messages = [m for i, bubble in enumerate(_list(tab.get("bubbles")))
                         for m in reader.render(f"bubbles[{i}]", _bubble_id(bubble, tab_id, i + 1),
                                                None, bubble)]
@@ -338,70 +310,6 @@ class StateDatabase:
             except OSError:
                 day = None
         return day[:10] if day else None
-
-
-class _Bubbles:
-    """Bubbles (a composer's turns, or a chat tab's) as the archive's messages; each bubble's
-    fate goes to `ledger`."""
-
-    def __init__(self, owner: str, options: ImportOptions, ledger: Ledger) -> None:
-        self.owner = owner
-        self.options = options
-        self.ledger = ledger
-        self.workspace: str | None = None  # the folder a bubble names, when the composer does not
-
-    def render(self, place: str, bubble_id: str, header_kind: Any,
-               bubble: Any) -> list[dict[str, Any]]:
-        if bubble is _BAD or not isinstance(bubble, dict):
-            self.ledger.left_out(place, "unreadable bubble")
-            return []
-        kind = bubble.get("type", header_kind)
-        role = (_ROLES.get(kind) if type(kind) is int
-                else _PANEL_ROLES.get(kind) if isinstance(kind, str) else None)
-        if kind is None and bubble.get("role") in ("user", "assistant"):  # {role, content}
-            role = bubble["role"]
-        if role is None:
-            self.ledger.left_out(place, f"bubble type {label(kind)}")
-            return []
-        self.workspace = self.workspace or _bubble_workspace(bubble)
-        limit = self.options.tool_chars
-        pieces: Counter[str] = Counter()
-        lines = []
-        thought = _dict(bubble.get("thinking")).get("text")
-        if role == "assistant" and isinstance(thought, str) and thought.strip():
-            if self.options.thinking:
-                lines.append(f"[thinking] {thought.strip()}")
-            else:
-                pieces[THINKING] += 1
-        order = ("rawText", "text") if kind == "ai" else ("text", "rawText", "content")
-        lines.append(next((bubble[k].strip() for k in order if isinstance(bubble.get(k), str)
-                           and bubble[k].strip()), ""))
-        lines += ["[image]"] * _images(bubble)  # a screenshot sent without words stays a turn
-        result = None
-        tool = _dict(bubble.get("toolFormerData"))
-        if role == "assistant" and isinstance(tool.get("name"), str) and tool["name"]:
-            lines.append(tool_call_text(tool["name"], _tool_arguments(tool), limit))
-            if tool.get("result") not in (None, ""):
-                result = tool_result_text(tool["name"], tool_output(tool["result"]),
-                                          tool.get("status") == "error", limit)
-        time = parse_time(bubble.get("createdAt") or bubble.get("timestamp"))
-        base = {"time": time} if time else {}
-        out = []
-        content = "\n".join(line for line in lines if line)
-        if content:
-            out.append({"id": bubble_id, "role": role, "content": content, **base})
-        if result is not None:
-            out.append({"id": f"{bubble_id}-result", "role": "tool", "content": result, **base})
-        if out:
-            self.ledger.imported(place)
-        elif set(pieces) == {THINKING}:
-            self.ledger.left_out(place, THINKING)
-            return []
-        else:
-            self.ledger.left_out(place, "message left empty")
-        for piece, count in pieces.items():
-            self.ledger.part_left_out(piece, count)
-        return out
 
 
 def _in_global_database(path: Path, composers: set[str]) -> set[str]:
@@ -436,24 +344,6 @@ def _drop_all(ledger: Ledger, own: str, reason: str, each: str) -> None:
             ledger.left_out(fate.where, each)
 
 
-def _images(bubble: dict[str, Any]) -> int:
-    """How many images a bubble carries: `context.selectedImages` (`{uuid, path, dimension}`,
-    the file Cursor saved) and the older `images` (`{uuid, dimension, data}`, the bytes inline);
-    an image in both counts once (the shapes DavidBerdik/cursor-view reads,
-    cursor_view/images/refs.py at 982d6af95f6c)."""
-    seen: set[str] = set()
-    count = 0
-    for entry in [*_list(_dict(bubble.get("context")).get("selectedImages")),
-                  *_list(bubble.get("images"))]:
-        uuid = _dict(entry).get("uuid")
-        if not entry or (isinstance(uuid, str) and uuid in seen):
-            continue
-        if isinstance(uuid, str):
-            seen.add(uuid)
-        count += 1
-    return count
-
-
 def _inline(data: dict[str, Any], list_entry: bool) -> list[Any]:
     """A composer's inline conversation: `conversation` (older composerData rows and the
     workspace list's entries, thomas-pedersen/cursor-chat-browser src/types/workspace.ts at
@@ -471,80 +361,9 @@ def _inline_place(own: str) -> str:
     return "conversation" if own == _OWN_ROW else "allComposers conversation"
 
 
-def _has_kv(connection: sqlite3.Connection, table: str) -> bool:
-    """Whether the database has this key-value table (releases differ in which they have)."""
-    columns = {row[1] for row in connection.execute(f"PRAGMA table_info({table})")}
-    return {"key", "value"} <= columns
-
-
-def _decode(raw: Any) -> Any:
-    """A value column as JSON (TEXT or BLOB); _BAD when it is missing or does not parse."""
-    try:
-        text = raw.decode("utf-8") if isinstance(raw, bytes) else raw
-        value = json.loads(text) if isinstance(text, str) else None
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
-        return _BAD
-    return _BAD if value is None else value
-
-
 def _bubble_id(bubble: Any, owner: str, position: int) -> str:
     own = _dict(bubble).get("bubbleId") or _dict(bubble).get("id")
     return own if isinstance(own, str) and own else f"{owner}-{position}"
-
-
-def _tool_arguments(tool: dict[str, Any]) -> Any:
-    """A tool call's arguments: `rawArgs` (the model's JSON), else the `params` Cursor kept."""
-    for key in ("rawArgs", "params"):
-        value = tool.get(key)
-        if isinstance(value, str) and value.strip():
-            try:
-                return json.loads(value)
-            except (json.JSONDecodeError, RecursionError):
-                return value
-        if isinstance(value, dict) and value:
-            return value
-    return None
-
-
-
-def _workspace(value: dict[str, Any]) -> str | None:
-    """The folder of a composer's `workspaceIdentifier.uri` (`fsPath`, else its URI)."""
-    uri = _dict(_dict(value.get("workspaceIdentifier")).get("uri"))
-    if isinstance(uri.get("fsPath"), str) and uri["fsPath"].strip():
-        return str(uri["fsPath"]).strip()
-    return _uri_path(uri.get("external") or uri.get("path"))
-
-
-def _bubble_workspace(bubble: dict[str, Any]) -> str | None:
-    folder = bubble.get("workspaceProjectDir")
-    if isinstance(folder, str) and folder.strip():
-        return folder.strip()
-    uris = bubble.get("workspaceUris")
-    return _uri_path(uris[0]) if isinstance(uris, list) and uris else None
-
-
-def _workspace_folder(path: Path) -> str | None:
-    """The folder a workspace database belongs to, from `workspace.json` beside it."""
-    try:
-        value = json.loads((path.parent / "workspace.json").read_text("utf-8"))
-    except (OSError, ValueError):
-        return None
-    return _uri_path(_dict(value).get("folder"))
-
-
-def _uri_path(uri: Any) -> str | None:
-    """`file:///home/lin/x` -> /home/lin/x, `file:///c%3A/x` -> c:/x; a bare path as it is."""
-    if not isinstance(uri, str) or not uri.strip():
-        return None
-    if "://" not in uri:
-        return uri.strip()
-    try:
-        path = unquote(urlparse(uri).path)
-    except ValueError:  # a malformed URI (an unclosed IPv6 host)
-        return None
-    if re.match(r"/[A-Za-z]:", path):
-        path = path[1:]
-    return path or None
 
 
 def _dict(value: Any) -> dict[str, Any]:
