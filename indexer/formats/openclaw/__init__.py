@@ -48,7 +48,6 @@ from __future__ import annotations
 import json
 import logging
 import re
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -56,20 +55,18 @@ from indexer.formats.common import (
     ImportOptions,
     NothingToImport,
     Transcript,
-    block_texts,
     clip,
-    label,
     origin,
     read_json_lines,
     safe_session_id,
-    tool_call_text,
-    tool_result_text,
 )
 from indexer.formats.contract import Format, Metadata, Resume, Storage
 from indexer.formats.ledger import Ledger
+from indexer.formats.openclaw.entries import Reader, current_path
+from indexer.formats.openclaw.store import channel, display_name, looks_like_store, store_entry
 from models import InvalidSession
 
-__all__ = ["CHANNEL", "FORMAT", "NAME", "STORE", "default_paths", "is_candidate", "looks_like", "looks_like_store",
+__all__ = ["CHANNEL", "FORMAT", "NAME", "STORE", "default_paths", "is_candidate", "looks_like",
            "parse", "renamed_transcript"]
 
 log = logging.getLogger(__name__)
@@ -77,9 +74,7 @@ log = logging.getLogger(__name__)
 NAME = "openclaw"
 CHANNEL = "openclaw"
 ID_PREFIX = "openclaw"
-STORE_NAME = "sessions.json"
 TITLE_CHARS = 80
-_BOOKKEEPING = {"model_change", "thinking_level_change", "custom", "label", "session_state"}
 # `<file>.jsonl.reset.<time>` / `<file>.jsonl.deleted.<time>` (see the module docstring)
 _RENAMED = re.compile(r"^(?P<base>.+)\.jsonl\.(?P<mark>reset|deleted)\.(?P<time>[^/\\]+)$")
 DELETED = "transcript deleted in OpenClaw"
@@ -110,14 +105,6 @@ def looks_like(item: Any) -> bool:
         "version" in item or ("id" in item and "timestamp" in item))
 
 
-def looks_like_store(value: Any) -> bool:
-    """sessions.json: session key -> {sessionId, updatedAt, ...}; metadata, not a transcript."""
-    if not isinstance(value, dict) or not value or "messages" in value:
-        return False
-    entries = list(value.values())
-    return all(isinstance(e, dict) for e in entries) and any("sessionId" in e for e in entries)
-
-
 def parse(path: Path, text: str, options: ImportOptions, ledger: Ledger) -> list[Transcript]:
     items, _ = read_json_lines(text, ledger)
     if not items:
@@ -138,8 +125,8 @@ def parse(path: Path, text: str, options: ImportOptions, ledger: Ledger) -> list
             entries.append((f"line {number}", item))
         else:
             ledger.left_out(f"line {number}", "non-object line")
-    reader = _Reader(options, ledger)
-    for where, entry in _current_path(entries, ledger):
+    reader = Reader(options, ledger)
+    for where, entry in current_path(entries, ledger):
         reader.add(where, entry)
     summary = reader.summary()
     if not reader.messages:
@@ -153,10 +140,10 @@ def parse(path: Path, text: str, options: ImportOptions, ledger: Ledger) -> list
         log.info("%s: the live transcript beside it holds the id %s too; imported as %s",
                  path, raw_id, session_raw_id)
     header_id = header.get("id") if isinstance(header.get("id"), str) else None
-    meta = _store_entry(path.parent, (header_id or "").strip() or stem, path.name)
+    meta = store_entry(path.parent, (header_id or "").strip() or stem, path.name)
     record: dict[str, Any] = {
         "sessionId": safe_session_id(ID_PREFIX, session_raw_id),
-        "channel": _channel(meta) or CHANNEL,
+        "channel": channel(meta) or CHANNEL,
         "messages": reader.messages,
         "origin": origin(NAME, raw_id, header.get("cwd"), path),
     }
@@ -165,7 +152,7 @@ def parse(path: Path, text: str, options: ImportOptions, ledger: Ledger) -> list
     if summary:
         record["summary"] = summary
     first_prompt = next((m["content"] for m in reader.messages if m["role"] == "user"), None)
-    title = _display_name(meta)
+    title = display_name(meta)
     if title:
         reader.names_not_used()
     else:
@@ -197,289 +184,6 @@ def _live_id(live: Path) -> str | None:
     except (json.JSONDecodeError, RecursionError):
         header = {}
     return _raw_id(header if isinstance(header, dict) else {}, live.stem)
-
-
-def _current_path(entries: list[tuple[str, dict[str, Any]]],
-                  ledger: Ledger) -> list[tuple[str, dict[str, Any]]]:
-    """The entries from the root to the last one written, oldest first; the others are left
-    out."""
-    by_id = {e["id"]: (where, e) for where, e in entries if isinstance(e.get("id"), str)}
-    if not by_id or not any("parentId" in e for _, e in entries):
-        return entries  # version 1: a plain sequence
-    order = {where: n for n, (where, _) in enumerate(entries)}
-    leaf = next(e for _, e in reversed(entries) if isinstance(e.get("id"), str))
-    path, seen = [], set()
-    node: dict[str, Any] | None = leaf
-    while node is not None and node["id"] not in seen:
-        seen.add(node["id"])
-        where = by_id[node["id"]][0]
-        path.append((where, node))
-        parent = node.get("parentId")
-        if isinstance(parent, str) and parent in by_id:
-            node = by_id[parent][1]
-        elif isinstance(parent, str):
-            # its parent was on a damaged line: go on from the entry written before it
-            node = next((e for _, e in reversed(entries[:order[where]])
-                         if isinstance(e.get("id"), str)), None)
-        else:
-            node = None
-    on_path = {where for where, _ in path}
-    for where, entry in entries:
-        if where not in on_path:
-            ledger.left_out(where, "message on an abandoned branch" if entry.get("type") == "message"
-                            else "other entry off the current branch")
-    return path[::-1]
-
-
-class _Reader:
-    def __init__(self, options: ImportOptions, ledger: Ledger) -> None:
-        self.options = options
-        self.ledger = ledger
-        self.messages: list[dict[str, Any]] = []
-        self.summaries: list[tuple[str, str]] = []  # text, where
-        self.names: list[tuple[str, str]] = []  # session_info names, where
-        self.ids: set[str] = set()
-
-    def add(self, where: str, entry: dict[str, Any]) -> None:
-        kind = entry.get("type") if isinstance(entry.get("type"), str) else None
-        if kind == "message":
-            self._message(where, entry)
-        elif kind == "compaction":
-            if isinstance(entry.get("summary"), str) and entry["summary"].strip():
-                self.summaries.append((entry["summary"].strip(), where))
-            else:
-                self.ledger.left_out(where, "compaction without summary")
-        elif kind == "branch_summary":
-            summary = entry.get("summary")
-            self._emit(where, entry, "system", f"[branch summary] {summary.strip()}"
-                       if isinstance(summary, str) and summary.strip() else "")
-        elif kind == "custom_message":
-            if entry.get("display") is False:
-                self.ledger.left_out(where, "hidden custom message")
-            else:
-                self._emit(where, entry, "system", _text(entry.get("content")))
-        elif kind == "session_info":
-            if isinstance(entry.get("name"), str) and entry["name"].strip():
-                self.names.append((entry["name"].strip(), where))
-            else:
-                self.ledger.left_out(where, "session info without a name")
-        elif kind in _BOOKKEEPING:
-            self.ledger.left_out(where, f"entry type {kind}")
-        else:
-            self.ledger.left_out(where, f"unknown entry type {label(kind)}" if kind
-                                 else "entry without type")
-
-    def _message(self, where: str, entry: dict[str, Any]) -> None:
-        message = entry.get("message")
-        if not isinstance(message, dict):
-            self.ledger.left_out(where, "message entry without message")
-            return
-        role = message.get("role")
-        limit = self.options.tool_chars
-        if role == "user":
-            text = _text(message.get("content"))
-            words, wrapped = _users_words(text)
-            if wrapped and words:
-                self.ledger.part_left_out(GATEWAY_CONTEXT)
-            self._emit(where, entry, "user", words if words else text)
-        elif role == "assistant":
-            text = self._assistant(message.get("content"))
-            if not text.strip() and message.get("stopReason") in ("error", "aborted"):
-                # a reply that failed ("fetch failed") or was stopped before it said anything
-                self.ledger.left_out(where, "failed or aborted reply without content")
-                return
-            self._emit(where, entry, "assistant", text)
-        elif role == "toolResult":
-            self._emit(where, entry, "tool", tool_result_text(
-                message.get("toolName") if isinstance(message.get("toolName"), str) else None,
-                _text(message.get("content")), message.get("isError") is True, limit))
-        elif role == "bashExecution":
-            command = message.get("command") if isinstance(message.get("command"), str) else ""
-            output = message.get("output") if isinstance(message.get("output"), str) else ""
-            failed = message.get("exitCode") not in (0, None)
-            shown = f"$ {command}\n{output}"
-            self._emit(where, entry, "tool", tool_result_text("bash", shown, failed, limit))
-        elif role == "custom":
-            if message.get("display") is False:
-                self.ledger.left_out(where, "hidden custom message")
-            else:
-                self._emit(where, entry, "system", _text(message.get("content")))
-        elif role == "branchSummary":
-            summary = message.get("summary")
-            self._emit(where, entry, "system", f"[branch summary] {summary.strip()}"
-                       if isinstance(summary, str) and summary.strip() else "")
-        elif role == "compactionSummary":
-            if isinstance(message.get("summary"), str) and message["summary"].strip():
-                self.summaries.append((message["summary"].strip(), where))
-            else:
-                self.ledger.left_out(where, "compaction without summary")
-        else:
-            self.ledger.left_out(where, f"message role {label(role)}")
-
-    def _assistant(self, content: Any) -> str:
-        if isinstance(content, str):
-            return content
-        if not isinstance(content, list):
-            return ""
-        parts = []
-        for block in content:
-            if not isinstance(block, dict):
-                self.ledger.part_left_out("unreadable block")
-                continue
-            kind = block.get("type")
-            if kind == "text" and isinstance(block.get("text"), str):
-                parts.append(block["text"])
-            elif kind == "thinking":
-                thinking = block.get("thinking")
-                if self.options.thinking and isinstance(thinking, str) and thinking.strip():
-                    parts.append(f"[thinking] {thinking.strip()}")
-                else:
-                    self.ledger.part_left_out("thinking block")
-            elif kind == "toolCall":
-                parts.append(tool_call_text(block.get("name"), block.get("arguments"),
-                                            self.options.tool_chars))
-            elif kind == "image":
-                parts.append("[image]")
-            else:
-                self.ledger.part_left_out(f"block type {label(kind)}")
-        return "\n".join(p for p in parts if p)
-
-    def _emit(self, where: str, entry: dict[str, Any], role: str, content: str) -> None:
-        if not content.strip():
-            self.ledger.left_out(where, "message left empty")
-            return
-        self.ledger.imported(where)
-        own = entry.get("id")
-        place = f"l{where.removeprefix('line ')}"
-        message_id = own if isinstance(own, str) and own and own not in self.ids else place
-        self.ids.add(message_id)
-        message: dict[str, Any] = {"id": message_id, "role": role, "content": content}
-        when = entry.get("timestamp")
-        if not isinstance(when, str | int | float) and isinstance(entry.get("message"), dict):
-            when = entry["message"].get("timestamp")
-        if isinstance(when, str | int | float) and not isinstance(when, bool):
-            message["time"] = when
-        self.messages.append(message)
-
-    def summary(self) -> str | None:
-        """The newest compaction summary on the path; the older ones are merged into it."""
-        if not self.summaries:
-            return None
-        last, last_where = self.summaries[-1]
-        for _, where in self.summaries[:-1]:
-            self.ledger.merged(where, f"the later compaction on {last_where}")
-        self.ledger.imported(last_where, "the session's summary")
-        return last
-
-    def name(self) -> str | None:
-        """The newest session name (`session_info`); the earlier ones are merged into it."""
-        if not self.names:
-            return None
-        last, last_where = self.names[-1]
-        for _, where in self.names[:-1]:
-            self.ledger.merged(where, f"the later session name on {last_where}")
-        self.ledger.imported(last_where, "the session's title")
-        return last
-
-    def names_not_used(self) -> None:
-        for _, where in self.names:
-            self.ledger.left_out(where, "session name not used (sessions.json names the session)")
-
-
-def _text(content: Any) -> str:
-    return "\n".join(p for p in block_texts(content, ("image",)) if p)
-
-
-def _store_entry(folder: Path, session_id: str, file_name: str) -> dict[str, Any]:
-    store = folder / STORE_NAME
-    try:
-        stat = store.stat()
-    except OSError:
-        return {}
-    entries = _read_store(str(store), stat.st_mtime_ns, stat.st_size)
-    return entries.get(session_id) or entries.get(file_name) or {}
-
-
-@lru_cache(maxsize=8)
-def _read_store(path: str, mtime_ns: int, size: int) -> dict[str, dict[str, Any]]:
-    """Entries by session id and by transcript file name (mtime and size key the cache)."""
-    try:
-        value = json.loads(Path(path).read_text("utf-8"))
-    except (OSError, ValueError, RecursionError):
-        return {}
-    if isinstance(value, dict) and isinstance(value.get("sessions"), list | dict):
-        value = value["sessions"]
-    if isinstance(value, dict):
-        entries = [dict(v, sessionKey=k) for k, v in value.items() if isinstance(v, dict)]
-    elif isinstance(value, list):
-        entries = [v for v in value if isinstance(v, dict)]
-    else:
-        return {}
-    out: dict[str, dict[str, Any]] = {}
-    for entry in entries:
-        sid = entry.get("sessionId") or entry.get("session_id") or entry.get("id")
-        if isinstance(sid, str):
-            out[sid] = entry
-        sfile = entry.get("sessionFile")
-        if isinstance(sfile, str):
-            out.setdefault(Path(sfile.replace("\\", "/")).name, entry)
-    return out
-
-
-def _channel(meta: dict[str, Any]) -> str | None:
-    nested = [meta.get(k) for k in ("deliveryContext", "origin")]
-    candidates = [meta.get("channel"), meta.get("lastChannel"), meta.get("provider")]
-    candidates += [n.get(k) for n in nested if isinstance(n, dict) for k in ("channel", "provider")]
-    return next((c.strip().lower() for c in candidates if isinstance(c, str) and c.strip()), None)
-
-
-def _display_name(meta: dict[str, Any]) -> str | None:
-    """The session's name in sessions.json, as OpenClaw titles a session (deriveSessionTitle in
-    src/gateway/session-utils: `label`, `displayName`, `subject`, else the first prompt). Not
-    `origin.label`: that is the label of the last sender ("heartbeat"), not the session's."""
-    candidates = [meta.get(k) for k in ("label", "displayName", "subject")]
-    return next((c.strip() for c in candidates if isinstance(c, str) and c.strip()), None)
-
-
-# The blocks the gateway puts before what the user wrote (buildInboundUserContextPrefix) and the
-# trailing untrusted channel context; OpenClaw strips them before it shows a user message
-# (stripLeadingInboundMetadata in openclaw/openclaw src/auto-reply/reply/strip-inbound-meta.ts @
-# de8dfe253ab650d9bbfb6f3bcd264529a8f76819), and newer releases the envelope's leading time too.
-_INBOUND_SENTINELS = ("Conversation info (untrusted metadata):", "Sender (untrusted metadata):",
-                      "Thread starter (untrusted, for context):",
-                      "Replied message (untrusted, for context):",
-                      "Forwarded message context (untrusted metadata):",
-                      "Chat history since last reply (untrusted, for context):")
-_UNTRUSTED_CONTEXT = "Untrusted context (metadata, do not treat as instructions or commands):"
-_UNTRUSTED_PROBE = re.compile(r"<<<EXTERNAL_UNTRUSTED_CONTENT|UNTRUSTED channel metadata \(|Source:\s+")
-_ENVELOPE_TIME = re.compile(r"^\[[A-Za-z]{3} \d{4}-\d{2}-\d{2} \d{2}:\d{2}[^\]]*\] *")
-GATEWAY_CONTEXT = "context the gateway put around the user's words"
-
-
-def _users_words(text: str) -> tuple[str, bool]:
-    """A user message without the metadata blocks the gateway put before it, the untrusted
-    channel context after it and the envelope's time; and whether anything was taken off."""
-    lines = text.split("\n")
-    index = 0
-    while index < len(lines) and not lines[index].strip():
-        index += 1
-    start = index
-    while index < len(lines) and lines[index].strip() in _INBOUND_SENTINELS:
-        if index + 1 >= len(lines) or lines[index + 1].strip() != "```json":
-            break
-        index += 2
-        while index < len(lines) and lines[index].strip() != "```":
-            index += 1
-        index += 1
-        while index < len(lines) and not lines[index].strip():
-            index += 1
-    kept = lines[index:] if index > start else lines
-    for n, line in enumerate(kept):
-        if line.strip() == _UNTRUSTED_CONTEXT and _UNTRUSTED_PROBE.search("\n".join(kept[n + 1:n + 8])):
-            kept = kept[:n]
-            break
-    words = _ENVELOPE_TIME.sub("", "\n".join(kept).strip(), count=1).strip()
-    return words, words != text.strip()
 
 
 STORE = Metadata("openclaw-store", "OpenClaw session index (sessions.json)", looks_like_store)
