@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import click
 
 from api.cli.output import Run, greedy, json_option, pass_run, pass_service, print_json
-from api.cli.remote import Remote, no_server_option, remote
+from api.cli.running_server import RunningServer, no_server_option, running_server
 from api.cli.todos import todo_line
 from api.cli.writes import reads, writes
 from api.service.limits import MAX_LISTED
@@ -38,8 +38,8 @@ def memories(run: Run, session_id: str, types: tuple[str, ...], refine: bool, no
 
     payload = None
     # refining asks the LLM endpoint of this process's settings, so it stays here
-    if not refine and (server := remote(run.settings, no_server)):
-        payload = server.post(Remote.session_path(session_id, "memories"),
+    if not refine and (server := running_server(run.settings, no_server)):
+        payload = server.post(RunningServer.session_path(session_id, "memories"),
                               {"types": list(types) or None}, MemoriesPayload)
     if payload is None:
         payload = run.service.memories.extract(session_id, types or None, refine=refine)
@@ -198,7 +198,7 @@ def facts(run: Run, subject: str | None, when: str | None, limit: int, no_server
     from api.service.facts import FactsPayload
 
     payload = None
-    if server := remote(run.settings, no_server):
+    if server := running_server(run.settings, no_server):
         payload = server.get("/facts", {"subject": subject, "when": when, "limit": limit},
                              FactsPayload)
     if payload is None:

@@ -13,7 +13,7 @@ import msgspec
 from click.core import ParameterSource
 
 from api.cli.output import Run, json_option, pass_run, print_json
-from api.cli.remote import Remote, no_server_option, remote
+from api.cli.running_server import RunningServer, no_server_option, running_server
 from api.cli.writes import reads
 from api.service.requests import REQUEST_KEYS, search_request
 from models import MEMORY_TYPES, InvalidQuery, RecallError, SearchResponse, TrackedFact
@@ -77,10 +77,10 @@ def search(ctx: click.Context, run: Run, query: str | None, batch: str | None, m
         if query is not None:
             raise click.UsageError("give a QUERY or --batch FILE, not both")
         given = {k: v for k, v in values.items() if k in REQUEST_KEYS and _given(ctx, k, v)}
-        return _batch_search(run, remote(run.settings, no_server), batch, given)
+        return _batch_search(run, running_server(run.settings, no_server), batch, given)
     if not query:
         raise InvalidQuery("give a QUERY or --batch FILE")
-    response = _search(run, remote(run.settings, no_server), values, query)
+    response = _search(run, running_server(run.settings, no_server), values, query)
     if as_json:
         print_json(response)
     else:
@@ -95,7 +95,7 @@ def _given(ctx: click.Context, name: str, value: Any) -> bool:
     return ctx.get_parameter_source(name) is not ParameterSource.DEFAULT
 
 
-def _search(run: Run, server: Remote | None, values: dict[str, Any], query: Any) -> SearchResponse:
+def _search(run: Run, server: RunningServer | None, values: dict[str, Any], query: Any) -> SearchResponse:
     """The search, by the running server when there is one, else in this process."""
     request = search_request(values, query)  # checked here first: the same errors either way
     if server is not None:
@@ -108,7 +108,7 @@ def _search(run: Run, server: Remote | None, values: dict[str, Any], query: Any)
     return run.service.search(request)
 
 
-def _batch_search(run: Run, server: Remote | None, source: str, given: dict[str, Any]) -> int:
+def _batch_search(run: Run, server: RunningServer | None, source: str, given: dict[str, Any]) -> int:
     """One JSON line out per line in: the response with its qid, or the error."""
     stream = sys.stdin if source == "-" else open(source, encoding="utf-8")  # noqa: SIM115
     failures = 0
@@ -187,8 +187,8 @@ def show(run: Run, session_id: str, token_budget: int | None, no_server: bool,
     from api.service.sessions import ArchivedSession
 
     session = None
-    if server := remote(run.settings, no_server):
-        session = server.get(Remote.session_path(session_id), {"token_budget": token_budget},
+    if server := running_server(run.settings, no_server):
+        session = server.get(RunningServer.session_path(session_id), {"token_budget": token_budget},
                              ArchivedSession)
     _print_session(session or run.service.session(session_id, token_budget), as_json)
     return 0

@@ -8,7 +8,7 @@ import click
 import msgspec
 
 from api.cli.output import Run, json_option, pass_run, pass_service, print_json
-from api.cli.remote import no_server_option, remote
+from api.cli.running_server import no_server_option, running_server
 from api.cli.writes import reads, writes
 from models import InvalidInput, RecoveryDecision, recovery_options
 
@@ -113,7 +113,7 @@ def recover(run: Run, session_id: str, context: str | None, budget: int | None,
         given["weights"] = dict(_weight(text) for text in weights)
     options = recovery_options(given)
     decision = None
-    if server := remote(run.settings, no_server):
+    if server := running_server(run.settings, no_server):
         body = {"session_id": session_id, "context": context,
                 "options": msgspec.to_builtins(options), "token_budget": budget}
         decision = server.post("/recovery", body, RecoveryDecision)

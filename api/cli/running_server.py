@@ -19,7 +19,7 @@ from api.http.discovery import CHALLENGE, PROOF, ServerFile, find
 from api.settings import Settings
 from models.principal import DEFAULT_TENANT
 
-__all__ = ["Remote", "no_server_option", "remote"]
+__all__ = ["RunningServer", "no_server_option", "running_server"]
 
 log = logging.getLogger(__name__)
 
@@ -36,7 +36,7 @@ def no_server_option(fn: F) -> F:
                              "data directory")(fn)
 
 
-def remote(settings: Settings, no_server: bool = False) -> Remote | None:
+def running_server(settings: Settings, no_server: bool = False) -> RunningServer | None:
     """The running server of this data directory, if the command may use it."""
     if no_server or settings.tenant != DEFAULT_TENANT:  # the server acts for a token's tenant
         return None
@@ -47,10 +47,10 @@ def remote(settings: Settings, no_server: bool = False) -> Remote | None:
         log.info("the server uses embedder %s, this command %s: answering in-process",
                  server.embedder, settings.embedder)
         return None
-    return Remote(server, settings.api_token)
+    return RunningServer(server, settings.api_token)
 
 
-class Remote:
+class RunningServer:
     def __init__(self, server: ServerFile, token: str | None) -> None:
         self.server = server
         self.token = token
