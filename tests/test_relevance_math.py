@@ -60,7 +60,7 @@ def test_initial_relevance_is_the_confidence_within_floor_and_one() -> None:
     {"boost": -0.1}, {"max_memories": -1},
 ])
 def test_bad_policies_are_refused(values: dict[str, float]) -> None:
-    with pytest.raises(InvalidInput, match="relevance|memory count"):
+    with pytest.raises(InvalidInput, match=r"relevance|memory count"):
         RelevancePolicy(**values)  # type: ignore[arg-type]
 
 

@@ -379,7 +379,7 @@ def test_what_is_not_json_is_refused_with_where(text: str, message: str) -> None
 def test_a_key_twice_on_the_path_is_refused() -> None:
     with pytest.raises(ConfigError, match='"servers" appears 2 times'):
         jsonc.set_entry('{"servers": {}, "servers": {"a": 1}}', ("servers",), "recall", {})
-    with pytest.raises(ConfigError, match='"servers.recall" appears 2 times'):
+    with pytest.raises(ConfigError, match=r'"servers\.recall" appears 2 times'):
         jsonc.remove_entry('{"servers": {"recall": 1, "recall": 2}}', ("servers",), "recall")
 
 

@@ -161,11 +161,9 @@ class Maintenance:
         kinds = {d.kind for d in found.differences}
         if "permissions" in kinds:
             tighten(self.data)
+        # another vector space or no usable generation: rebuild everything
         whole = {"embedder", "generation"} & kinds
-        if whole:  # another vector space or no usable generation: rebuild everything
-            fixed = self._ingestor().reindex()
-        else:
-            fixed = self._ingestor().repair(found.affected())
+        fixed = self._ingestor().reindex() if whole else self._ingestor().repair(found.affected())
         after = _consistency(check_consistency(self.data, self._embedder_name()))
         return RepairReport(
             **msgspec.structs.asdict(after), found=_consistency(found).differences,

@@ -112,7 +112,7 @@ def _messages(search: SearchResponse, sessions: dict[str, Session]) -> list[Pack
         for found in hit.messages:
             message = by_id.get(found.id) if found.id else None
             text = message.content if message else found.snippet  # a summary or memory hit
-            kind = found.memory_type and f"memory: {found.memory_type}" or found.role
+            kind = (found.memory_type and f"memory: {found.memory_type}") or found.role
             out.append(PackExcerpt(session.session_id, session.date, session.channel, kind,
                                    _clip(text), found.id))
     return out

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from collections.abc import Iterable
 
@@ -90,10 +91,8 @@ class Repairs:
             gen.vectors.delete_sessions(gone)
             memories = MemoryStore(self.data)
             for session_id in gone:
-                try:
+                with contextlib.suppress(InvalidSession):  # not a valid id: no file carries it
                     memories.delete(session_id)
-                except InvalidSession:  # not a valid id: no file can carry it
-                    pass
             with FactStore(self.data) as facts:
                 facts.forget_sessions(gone)
             with RelevanceStore(self.data) as relevance:

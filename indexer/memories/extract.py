@@ -213,7 +213,7 @@ def _cues(text: str, role: str, confirming: bool, accepted: bool) -> list[tuple[
         # ("明白，以后不用表格"), which the user's own words already gave. The user rules run
         # last: most assistant sentences are not followed by a yes, and they cost most.
         if accepted and not cues and rules.proposes(text) and not _is_feedback(text):
-            cues = [Cue("project", "decision", 0.6)] + _reference_cues(text, strong_only=True)
+            cues = [Cue("project", "decision", 0.6), *_reference_cues(text, strong_only=True)]
         return [(c, factor) for c in cues]
     sharp = [c for c in cues if c.kind != "statement"]
     references = _reference_cues(text, strong_only=False, has_other=bool(sharp))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from typing import Any
 
 from indexer.text.analysis import STOP_WORDS
 
@@ -119,15 +120,17 @@ def typed_values(text: str) -> frozenset[tuple[str, str]]:
     values: set[tuple[str, str]] = set()
     rest = text
 
-    def take(match: re.Match[str]) -> str:
-        value = show(match)
-        if value is None:
-            return match[0]  # not a value of this type: left for the readers after it
-        values.add((kind(match) if callable(kind) else kind, value))
-        return " "
+    def taker(kind: Any, show: Any) -> Callable[[re.Match[str]], str]:
+        def take(match: re.Match[str]) -> str:
+            value = show(match)
+            if value is None:
+                return match[0]  # not a value of this type: left for the readers after it
+            values.add((kind(match) if callable(kind) else kind, value))
+            return " "
+        return take
 
     for kind, pattern, show in _READERS:
-        rest = pattern.sub(take, rest)
+        rest = pattern.sub(taker(kind, show), rest)
     values.update(("weekday", day) for day in _weekdays(text))
     return frozenset(values)
 

@@ -13,6 +13,7 @@ win a race; docs/scale-out.md says so. AWS S3 (since 2024), Ceph radosgw and Min
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import socket
@@ -61,10 +62,8 @@ class WriterLease:
         if self._etag is None:
             return
         body = json.dumps({"holder": self.holder, "expires": 0}).encode()
-        try:
+        with contextlib.suppress(PreconditionFailed):
             self.store.put(LEASE_KEY, body, if_etag=self._etag)
-        except PreconditionFailed:
-            pass
         self._etag = None
 
 

