@@ -172,7 +172,7 @@ def test_detected_by_content_and_found_by_index(tmp_path: Path) -> None:
     assert HISTORY in list(discover([FORMATS / "aider"]))  # the one hidden file read
     other = tmp_path / ".aider.chat.history.md"
     other.write_text("# notes\n\nnot a chat\n", "utf-8")
-    with pytest.raises(Exception, match="invalid JSON|not an aider chat history"):
+    with pytest.raises(Exception, match=r"invalid JSON|not an aider chat history"):
         read_transcripts(other, other.read_text("utf-8"), ImportOptions(format="aider"))
     empty = tmp_path / "empty" / ".aider.chat.history.md"
     empty.parent.mkdir()

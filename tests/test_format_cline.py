@@ -86,7 +86,7 @@ def test_metadata_files_have_nothing_to_import(path: Path) -> None:
     assert detect_format(path, path.read_text("utf-8")) == "cline"
     assert not cline.is_candidate(path)
     assert load_file(path, path.read_bytes(), 10_000_000) == []
-    with pytest.raises(NothingToImport, match="metadata, not a transcript|sub-agent|subagent"):
+    with pytest.raises(NothingToImport, match=r"metadata, not a transcript|sub-agent|subagent"):
         read_transcripts(path, path.read_text("utf-8"), ImportOptions())
 
 

@@ -37,7 +37,7 @@ from .helpers import DATA, ROOT
 
 
 def test_the_command_line_names_are_the_list() -> None:
-    assert FORMAT_NAMES == tuple(f.name for f in registry.FORMATS)
+    assert tuple(f.name for f in registry.FORMATS) == FORMAT_NAMES
     assert len({f.name for f in registry.FORMATS}) == len(registry.FORMATS)
     # the command line reads the names without loading a reader
     loaded = subprocess.run(

@@ -305,7 +305,7 @@ def test_a_damaged_line_costs_only_itself_and_a_log_without_its_state_is_rejecte
     assert isinstance(raw, RawSession) and raw.record["messages"][0]["id"] == "request_b1"
     assert ledger.fate("line 2").reason == "damaged line (unreadable JSON)"  # type: ignore[union-attr]
     damaged.write_text("\n".join(lines[1:4]), "utf-8")  # the initial entry is missing
-    with pytest.raises(InvalidSession, match="no initial entry .line 1 is a change before"):
+    with pytest.raises(InvalidSession, match=r"no initial entry .line 1 is a change before"):
         read_transcripts(damaged, damaged.read_text("utf-8"), options)
     damaged.write_text('{"type":"message","id":"a","message":{"role":"user"}}\n', "utf-8")
     with pytest.raises(InvalidSession, match="not a Copilot transcript"):

@@ -226,8 +226,8 @@ def test_the_old_chat_panel_of_a_workspace() -> None:
 def test_a_workspace_that_only_lists_its_composers_is_metadata() -> None:
     assert load_database(LIST_ONLY) == []
     ledger = Ledger()
-    with pytest.raises(NothingToImport, match="composer\\(s\\) it lists keep their conversations "
-                                              "in globalStorage/state.vscdb"):
+    with pytest.raises(NothingToImport, match=r"composer\(s\) it lists keep their conversations "
+                                              r"in globalStorage/state.vscdb"):
         read_database(LIST_ONLY, ImportOptions(), ledger)
     assert ledger.totals().left_out == {
         "listed composer: its conversation is kept in globalStorage/state.vscdb": 1}

@@ -4,6 +4,7 @@ its files, where they live, and the pipeline from the fixture folder to search r
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shutil
 import sqlite3
@@ -381,7 +382,7 @@ def test_a_session_opencode_copied_elsewhere_is_read_once(tmp_path: Path) -> Non
     # on its first start a release with the database copies the tree into it, leaving the tree
     (data / "opencode.db").write_bytes(DATABASE.read_bytes())
     moved = data / TREE_MAIN.relative_to(OLDER)
-    with pytest.raises(NothingToImport, match="copied into opencode.db by a one-time migration"):
+    with pytest.raises(NothingToImport, match=r"copied into opencode.db by a one-time migration"):
         tree_session(moved)
     # before that, a release copied the oldest tree into the newer one
     oldest = data / OLDEST.relative_to(OLDER)
@@ -403,10 +404,8 @@ def _other_documents() -> Iterator[tuple[str, Any]]:
 
 
 def _decoded(name: str, text: str) -> Iterator[tuple[str, Any]]:
-    try:
+    with contextlib.suppress(ValueError):  # the damaged files and torn lines of the fixtures
         yield name, json.loads(text)
-    except ValueError:
-        pass  # the damaged files and torn lines of the fixtures
 
 
 def test_other_formats_are_not_taken_for_opencode() -> None:

@@ -251,7 +251,7 @@ def _typed_text(value: Any) -> str:
     response shown there is not."""
     parts = [value] if isinstance(value, str | dict) else value if isinstance(value, list) else []
     texts = [p if isinstance(p, str) else p.get("text") for p in parts
-             if isinstance(p, str) or isinstance(p, dict) and isinstance(p.get("text"), str)]
+             if isinstance(p, str) or (isinstance(p, dict) and isinstance(p.get("text"), str))]
     return "\n".join(t.strip() for t in texts if isinstance(t, str) and t.strip())
 
 

@@ -73,7 +73,7 @@ def is_candidate(path: Path) -> bool:
 
 
 def looks_like_database(tables: set[str]) -> bool:
-    return database.TABLES <= tables
+    return tables >= database.TABLES
 
 
 def looks_like_document(value: Any, path: Path) -> bool:
