@@ -21,14 +21,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import msgspec
-
 from indexer import formats
 from indexer.formats import ImportOptions, NothingToImport, Transcript, database
 from indexer.formats.ledger import Ledger
 from indexer.text.redact import redact_text, redact_value
 from indexer.text.repair import repair_escapes, repair_value
 from models import InvalidSession, PayloadTooLarge, Session, parse_session
+from models.files import encode_session
 
 __all__ = ["RawSession", "RawSnapshot", "Rejection", "decode", "discover", "file_hash",
            "load_database", "load_file", "normalize", "quarantine", "read_path", "read_transcripts"]
@@ -330,7 +329,7 @@ def normalize(raw: dict[str, Any], fallback_id: str | None) -> tuple[Session, by
         session = parse_session(redacted, fallback_id=fallback_id)
     except RecursionError:  # valid JSON hundreds of levels deep (HTTP, MCP): the input's fault
         raise InvalidSession("session is nested too deeply") from None
-    return session, msgspec.json.format(msgspec.json.encode(session), indent=1), counts
+    return session, encode_session(session), counts
 
 
 def quarantine(folder: Path, path: Path, data: bytes, reason: str) -> Path:
