@@ -147,7 +147,7 @@ class RecoveryDecision(msgspec.Struct, frozen=True, rename={"selected": "selecte
     superseded_facts: tuple[TrackedFact, ...] = ()
 
 
-def recovery_options(values: dict | None) -> RecoveryOptions:
+def recovery_options(values: dict[str, object] | None) -> RecoveryOptions:
     """Options from loose JSON (HTTP body, tool arguments, CLI flags), with a clear error."""
     if not values:
         return RecoveryOptions()

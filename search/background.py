@@ -65,7 +65,7 @@ class Background:
         path = self._cache_path(lines)
         if path is not None:
             try:
-                cached = np.load(path)
+                cached: np.ndarray = np.load(path)  # an .npy file holds one array
                 if cached.shape == (len(lines), self.embedder.dim):
                     return cached
             except (OSError, ValueError):

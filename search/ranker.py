@@ -248,7 +248,7 @@ class Ranker:
         import numpy as np
 
         x = np.asarray(rows, dtype=np.float64).reshape(len(rows), len(FEATURES))
-        return 1.0 / (1.0 + np.exp(-(x @ np.asarray(self.weights) + self.bias)))
+        return 1.0 / (1.0 + np.exp(-(x @ np.asarray(self.weights, dtype=np.float64) + self.bias)))
 
 
 _RECENCY = FEATURES.index("recency")

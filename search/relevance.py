@@ -12,6 +12,7 @@ down (`recall relevance decay`) never changes what a later read returns.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -53,7 +54,9 @@ class RelevancePolicy:
         change) decays nothing."""
         if days <= 0 or relevance <= self.floor:  # below: written under a lower floor
             return relevance
-        return self.floor + (relevance - self.floor) * (1.0 - self.rate) ** days
+        # math.pow: the base is positive (rate < 1), and float ** float is typed Any (a negative
+        # base would give a complex number)
+        return self.floor + (relevance - self.floor) * math.pow(1.0 - self.rate, days)
 
     def boosted(self, relevance: float) -> float:
         return relevance + (1.0 - relevance) * self.boost
