@@ -118,7 +118,7 @@ def _with(base: Snapshot, kept: dict[str, list[tuple[int, object]]],
     fields = {}
     for name, entries in kept.items():
         if extra is not None and extra[0] == name:
-            entries = entries + [(extra[1], extra[2])]
+            entries = [*entries, (extra[1], extra[2])]
         fields[name] = tuple(entry for _, entry in sorted(entries, key=lambda e: e[0]))
     return msgspec.structs.replace(base, **fields)
 
