@@ -102,7 +102,7 @@ def test_batch_search(recall) -> None:
     out = [json.loads(line) for line in proc.stdout.splitlines()]
     assert [o["qid"] for o in out] == ["a", "b", "c", "d", "e", "f"]
     assert out[3]["error"] == "'strict' must be true or false"
-    assert out[4]["error"] == "'when' must be current or history, not 'later'"
+    assert out[4]["error"] == "'when' must be one of current, history (got 'later')"
     assert out[5]["results"]
     assert out[0]["results"][0]["session_id"] == "t-zh-upgrade"
     assert [r["session_id"] for r in out[1]["results"]] == ["t-secrets"]

@@ -18,6 +18,7 @@ from mcp.client.streamable_http import streamable_http_client
 
 from api import RecallService
 from api.http.app import create_app
+from api.service.search_params import SEARCH_PARAMS
 
 from .helpers import call_tool, make_service, tool_data, tool_error
 
@@ -58,9 +59,13 @@ async def _scenario(session: ClientSession) -> None:
     tools = {tool.name: tool for tool in (await session.list_tools()).tools}
     assert set(tools) == TOOLS
     assert all(tool.input_schema["type"] == "object" and tool.description for tool in tools.values())
-    assert set(tools["search_archive"].input_schema["properties"]) == {
-        "query", "date", "since", "until", "channel", "scope", "limit", "memory_rank", "strict",
-        "when"}
+    # every search parameter, as SearchParams declares it (an agent gets 5 results by default)
+    search_schema = tools["search_archive"].input_schema
+    assert list(search_schema["properties"]) == [p.name for p in SEARCH_PARAMS]
+    assert search_schema["required"] == ["query"]
+    limit = search_schema["properties"]["limit"]
+    assert (limit["type"], limit["minimum"], limit["maximum"], limit["default"]) == (
+        "integer", 1, 100, 5)
 
     found = tool_data(await call_tool(session, "search_archive", query="升级"))
     assert found["query"] == "升级"

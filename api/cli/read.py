@@ -14,9 +14,10 @@ from click.core import ParameterSource
 
 from api.cli.output import Run, json_option, pass_run, print_json
 from api.cli.running_server import RunningServer, no_server_option, running_server
+from api.cli.search_options import search_options
 from api.cli.writes import reads
-from api.service.requests import REQUEST_KEYS, search_request
-from models import MEMORY_TYPES, InvalidQuery, RecallError, SearchResponse, TrackedFact
+from api.service.search_params import search_params
+from models import InvalidQuery, RecallError, SearchResponse, TrackedFact
 
 if TYPE_CHECKING:
     from api.service.sessions import ArchivedSession
@@ -30,33 +31,7 @@ __all__ = ["COMMANDS", "print_session", "show"]
 @click.option("--batch", metavar="FILE",
               help="JSON lines of queries ('-' for stdin); the options given here apply to "
                    "every line that does not set its own")
-@click.option("--mode", type=click.Choice(["hybrid", "keyword", "vector"]), default="hybrid",
-              show_default=True)
-@click.option("--date", metavar="DATE",
-              help="only sessions on this day, month or year (2026-03-29, 2026-03)")
-@click.option("--since", metavar="DATE", help="only sessions on or after this date")
-@click.option("--until", metavar="DATE", help="only sessions on or before this date")
-@click.option("--channel", metavar="NAME", help="only this channel (webchat, telegram, ...)")
-@click.option("--participant", metavar="NAME", help="only sessions with this participant")
-@click.option("--role", metavar="ROLE", help="only messages with this role (user, assistant, ...)")
-@click.option("--session", metavar="ID", help="only this session id")
-@click.option("--memories", is_flag=True,
-              help="search the memories extracted from sessions instead of the messages")
-@click.option("--scope", type=click.Choice(["messages", "memories", "all"]),
-              help="what to search: messages (default), memories, or all")
-@click.option("--memory-type", type=click.Choice(MEMORY_TYPES),
-              help="only memories of this type (implies --memories)")
-@click.option("--limit", type=int, default=10, show_default=True, help="sessions to return")
-@click.option("--memory-rank", type=click.Choice(["match", "relevance"]),
-              help="order memory hits by match (default) or match x memory relevance")
-@click.option("--strict", is_flag=True, default=None,
-              help="only sessions with real evidence, and none when the archive likely holds no "
-                   "answer (fewer wrong results, some right ones missed)")
-@click.option("--current", "when", flag_value="current",
-              help="how things stand now: of the sessions near the top, the newest first "
-                   "(a question with 'now', '现在' and the like does this by itself)")
-@click.option("--history", "when", flag_value="history",
-              help="how things stood at first: of the sessions near the top, the oldest first")
+@search_options
 @no_server_option
 @json_option
 @pass_run
@@ -76,7 +51,7 @@ def search(ctx: click.Context, run: Run, query: str | None, batch: str | None, m
     if batch is not None:
         if query is not None:
             raise click.UsageError("give a QUERY or --batch FILE, not both")
-        given = {k: v for k, v in values.items() if k in REQUEST_KEYS and _given(ctx, k, v)}
+        given = {k: v for k, v in values.items() if _given(ctx, k, v)}
         return _batch_search(run, running_server(run.settings, no_server), batch, given)
     if not query:
         raise InvalidQuery("give a QUERY or --batch FILE")
@@ -90,22 +65,22 @@ def search(ctx: click.Context, run: Run, query: str | None, batch: str | None, m
 
 def _given(ctx: click.Context, name: str, value: Any) -> bool:
     """Whether the option was given on the command line (a default applies to no line)."""
-    if name == "scope":  # set by --scope or --memories
+    if name in ("scope", "when"):  # set by --scope or --memories, by --current or --history
         return value is not None
     return ctx.get_parameter_source(name) is not ParameterSource.DEFAULT
 
 
 def _search(run: Run, server: RunningServer | None, values: dict[str, Any], query: Any) -> SearchResponse:
     """The search, by the running server when there is one, else in this process."""
-    request = search_request(values, query)  # checked here first: the same errors either way
+    params = search_params({**values, "query": query})  # checked here: the same errors either way
     if server is not None:
-        params = {k: values.get(k) for k in REQUEST_KEYS} | {
-            "q": request.query, "scope": request.filters.scope,
-            "strict": "true" if request.strict else None}
-        answer = server.get("/search", params, SearchResponse)
+        given = {k: v for k, v in msgspec.to_builtins(params).items() if v is not None}
+        given["q"] = given.pop("query")
+        answer = server.get("/search", {k: str(v).lower() if isinstance(v, bool) else v
+                                        for k, v in given.items()}, SearchResponse)
         if answer is not None:
             return answer
-    return run.service.search(request)
+    return run.service.search(params.request())
 
 
 def _batch_search(run: Run, server: RunningServer | None, source: str, given: dict[str, Any]) -> int:
@@ -122,7 +97,7 @@ def _batch_search(run: Run, server: RunningServer | None, source: str, given: di
                 item = json.loads(line)
                 if not isinstance(item, dict):
                     raise InvalidQuery("each line must be a JSON object")
-                qid = item.get("qid", number)
+                qid = item.pop("qid", number)
                 response = _search(run, server, given | item, item.get("query"))
                 out = msgspec.to_builtins(response) | {"qid": qid}
             except (RecallError, json.JSONDecodeError) as exc:

@@ -1,7 +1,7 @@
 """The one service that CLI, HTTP and MCP share, made of parts.
 
 RecallService is loaded on first use (PEP 562): an interface importing a part such as
-`api.service.requests` does not load the service, its indexes and their libraries."""
+`api.service.search_params` does not load the service, its indexes and their libraries."""
 
 from __future__ import annotations
 

@@ -3,62 +3,58 @@ POST /v1/pack, a context pack built from one search (`recall pack --json`)."""
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+import inspect
+from typing import Annotated, Any
 
 import msgspec
 from litestar import Router, get, post
-from litestar.params import FromQuery, JSONBody, QueryParameter
+from litestar.params import JSONBody, QueryParameter
 
-from api.http.params import OptionalDay, OptionalText, SearchQuery, Service
+from api.http.params import Service
 from api.http.problems import problem_responses
 from api.http.scopes import READ
+from api.service import RecallService
 from api.service.pack import ContextPack
-from api.service.requests import search_request
+from api.service.search_params import OPTIONS, Param, search_params
 from models import SearchResponse
-from models.hits import MemoryRank, SearchScope, SearchWhen
-from models.memory import MemoryType
 
 __all__ = ["router"]
 
-Limit = Annotated[int, QueryParameter(ge=1, le=100, description="sessions to return")]
+def _search(service: RecallService, q: str, **values: Any) -> SearchResponse:
+    values["scope"] = values.pop("search_scope", None)
+    return service.search(search_params({**values, "query": q}).request())
 
 
-@get("/search", opt=READ, sync_to_thread=True, responses=problem_responses(400, 503),
-     summary="Search the archive (same result shape as `recall search --json`)")
-def search_route(
-    service: Service,
-    q: SearchQuery,
-    mode: FromQuery[Literal["hybrid", "keyword", "vector"]] = "hybrid",
-    date: OptionalDay = None,
-    since: OptionalDay = None,
-    until: OptionalDay = None,
-    channel: OptionalText = None,
-    participant: OptionalText = None,
-    role: OptionalText = None,
-    session: OptionalText = None,
-    search_scope: Annotated[SearchScope, QueryParameter(  # "scope" is a name Litestar reserves
-        name="scope",
-        description="messages (default), memories (extracted memories), or all")] = "messages",
-    memory_type: Annotated[MemoryType | None, QueryParameter(
-        description="only memories of this type (needs scope memories or all)")] = None,
-    limit: Limit = 10,
-    memory_rank: Annotated[MemoryRank, QueryParameter(
-        description="match (default), or relevance: memory hits score match x memory relevance "
-                    "(needs scope memories or all)")] = "match",
-    strict: Annotated[bool, QueryParameter(
-        description="only sessions with real evidence, and none when the archive likely holds "
-                    "no answer: fewer wrong results, some right ones missed (hybrid search with "
-                    "the learned ranker; RECALL_RANKER=strict makes it the default)")] = False,
-    when: Annotated[SearchWhen | None, QueryParameter(
-        description="current: how things stand now, the sessions near the top newest first; "
-                    "history: how they stood at first, oldest first (default: as the query's "
-                    "own words ask)")] = None,
-) -> SearchResponse:
-    values = {"mode": mode, "date": date, "since": since, "until": until, "channel": channel,
-              "participant": participant, "role": role, "session": session, "scope": search_scope,
-              "memory_type": memory_type, "limit": limit, "memory_rank": memory_rank,
-              "strict": strict, "when": when}
-    return service.search(search_request(values, q))
+def _query_parameter(param: Param) -> inspect.Parameter:
+    """A search option (api/service/search_params.py) as a query parameter: its type, limits,
+    default and help as SearchParams declares them."""
+    name = "search_scope" if param.name == "scope" else param.name  # a name Litestar reserves
+    kind = param.kind | None if param.optional else param.kind
+    annotation = Annotated[kind, QueryParameter(  # type: ignore[valid-type]  # made at run time
+        name=param.name if name != param.name else None, description=param.description,
+        ge=param.limits.get("ge"), le=param.limits.get("le"),
+        max_length=param.limits.get("max_length"))]
+    return inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=param.default,
+                             annotation=annotation)
+
+
+def _with_search_parameters(fn: Any) -> Any:
+    """`fn(service, q, **values)` with the signature Litestar reads: the service, the query
+    (`q`, its length limit a setting: create_app names SearchQuery) and every search option."""
+    first = [inspect.Parameter("service", inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                               annotation=Service),
+             inspect.Parameter("q", inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                               annotation="SearchQuery")]
+    parameters = first + [_query_parameter(p) for p in OPTIONS]
+    fn.__signature__ = inspect.Signature(parameters, return_annotation=SearchResponse)
+    fn.__annotations__ = {p.name: p.annotation for p in parameters} | {"return": SearchResponse}
+    return fn
+
+
+search_route = get("/search", opt=READ, sync_to_thread=True, name="search_route",
+                   responses=problem_responses(400, 503),
+                   summary="Search the archive (same result shape as `recall search --json`)"
+                   )(_with_search_parameters(_search))
 
 
 class PackRequest(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
