@@ -96,6 +96,8 @@ def _explain(message: str) -> str:
     field = where.rstrip("`")
     if "Object contains unknown field" in message:
         return f"unknown parameter {message.split('`')[1]!r}"
+    if "Object missing required field" in message:
+        return f"'{message.split('`')[1]}' is required"
     param = next((p for p in SEARCH_PARAMS if p.name == field), None)
     if param is None:
         return text
