@@ -12,6 +12,7 @@ import click
 
 from api.cli import (
     archive,
+    importing,
     live,
     maintenance,
     memories,
@@ -89,7 +90,7 @@ def _log_to_stderr(ctx: click.Context, level: int) -> None:
     ctx.call_on_close(restore)
 
 
-for family in (archive, watch, read, memories, recovery, live, todos, maintenance, serve, setup,
+for family in (archive, importing, watch, read, memories, recovery, live, todos, maintenance, serve, setup,
                secrets, storage, tokens):
     for command in family.COMMANDS:
         cli.add_command(command)
