@@ -3,7 +3,7 @@
 The scale benchmark's ANN recall uses the `hash` test embedder, whose sparse vectors put many
 passages at exactly the same distance and are hard for a graph index. This measures the same
 index recall@10 with a real model: the vectors of an index built with it (`recall index`), the
-queries embedded with it, the ANN index and query settings of indexer/stores/vector.py.
+queries embedded with it, the ANN index and query settings of indexer/stores/vector_ann.py.
 
     python benchmarks/ann_recall.py --home /tmp/rb2/locomo-e5 --queries ../shared/bench/locomo/queries.jsonl \
         --model-cache /tmp/e5home/models
@@ -31,7 +31,7 @@ sys.path.insert(0, str(ROOT))
 
 from indexer.embedding.embedders import load_embedder
 from indexer.stores.layout import DataDir
-from indexer.stores.vector import NPROBES, REFINE_FACTOR, ann_config
+from indexer.stores.vector_ann import NPROBES, REFINE_FACTOR, ann_config
 from search.searcher import VECTOR_CANDIDATES
 
 

@@ -24,7 +24,8 @@ import pyarrow as pa
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from indexer.stores.vector import NPROBES, _tidy, ann_config, deleted_rows
+from indexer.stores.vector import _tidy, deleted_rows
+from indexer.stores.vector_ann import NPROBES, ann_config
 
 
 def main() -> None:

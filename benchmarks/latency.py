@@ -43,13 +43,13 @@ def main() -> None:
         for name, f in filters.items():
             for q in queries[:5]:
                 service.search(SearchRequest(query=q, mode=mode, filters=f))
-            rows = rankers if mode == "hybrid" else {"": service.searcher.ranker}
+            rows = ({label: service.searcher.variant(r) for label, r in rankers.items()}
+                    if mode == "hybrid" else {"": service.searcher})
             times: dict[str, list[float]] = {label: [] for label in rows}
             for q in queries:
-                for label, ranker in rows.items():
-                    service.searcher.ranker = ranker
+                for label, searcher in rows.items():
                     started = time.perf_counter()
-                    service.search(SearchRequest(query=q, mode=mode, filters=f))
+                    searcher.search(SearchRequest(query=q, mode=mode, filters=f))
                     times[label].append((time.perf_counter() - started) * 1000)
             for label, found in times.items():
                 p50 = statistics.median(found)

@@ -171,7 +171,9 @@ def child_search(args: argparse.Namespace) -> dict[str, Any]:
     import numpy as np
     from generate_archive import sample_queries
 
-    from indexer.stores.vector import NPROBES, VectorIndex
+    from indexer.stores.vector import VectorIndex
+    from indexer.stores.vector_ann import NPROBES
+    from indexer.stores.vector_filters import lance_where
     from models import SearchFilters, SearchRequest
 
     service = _service(args)
@@ -197,7 +199,7 @@ def child_search(args: argparse.Namespace) -> dict[str, Any]:
     out["ann"] = vectors.index_status()
     recalls: dict[str, dict[str, float]] = {}
     for name, f in FILTERS.items():
-        where = VectorIndex._where(SearchFilters(**f))
+        where = lance_where(SearchFilters(**f))
         r10, r100, ann_ms, flat_ms = [], [], [], []
         for q in queries[:50]:
             vector = service.embedder.embed_query(q).astype(np.float32)

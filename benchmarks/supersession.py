@@ -138,8 +138,7 @@ def _ask(service: RecallService, ranker: Any, questions: list[dict[str, Any]],
          linked: bool) -> dict[str, dict[str, float | None]]:
     """With `linked`, as recall answers (supersession links move the current session up);
     without, the searcher's own order."""
-    service.searcher.ranker = ranker
-    run = service.search if linked else service.searcher.search
+    run = service.searcher.variant(ranker, marks_current=linked).search
     rows: dict[str, list[tuple[float, float | None]]] = {}
     for q in questions:
         ranked = [r.session_id for r in run(SearchRequest(query=q["query"])).results]

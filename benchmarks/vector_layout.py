@@ -27,7 +27,7 @@ from lancedb.index import Bitmap, BTree
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from indexer.stores.vector import NPROBES, ann_config
+from indexer.stores.vector_ann import NPROBES, ann_config
 from models import MEMORY_TYPES
 
 MEMORY_ROLES = ", ".join(f"'memory:{t}'" for t in MEMORY_TYPES)

@@ -66,7 +66,7 @@ class MessageHit(msgspec.Struct, frozen=True):
     highlights: tuple[tuple[int, int], ...] = ()
     memory_type: str | None = None  # set when the hit is an extracted memory (role "memory")
     # for a statement whose value can change (a memory, or the message it was drawn from):
-    # current or superseded, what replaced it, and what it replaced (api/service/current.py)
+    # current or superseded, what replaced it, and what it replaced (search/current.py)
     status: FactStatus | None = None
     superseded_by: FactRef | None = None
     supersedes: tuple[FactRef, ...] = ()
@@ -82,7 +82,7 @@ class SessionHit(msgspec.Struct, frozen=True):
     # the fused score split by source: rank contributions and raw scores
     score_parts: dict[str, float] = {}
     # statements of this session about the query that were superseded or supersede others,
-    # superseded first: what a reader must know before trusting the session (api/service/current.py)
+    # superseded first: what a reader must know before trusting the session (search/current.py)
     facts: tuple[TrackedFact, ...] = ()
 
 

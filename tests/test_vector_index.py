@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from indexer.stores import vector as vector_store
+from indexer.stores import vector_ann
 from models import SearchFilters, SearchRequest
 
 from .helpers import make_service
@@ -76,7 +77,7 @@ def test_tables_split_by_kind_and_language(tmp_path: Path) -> None:
 def test_ann_search_matches_flat_search(tmp_path: Path, small_threshold: None, index_type: str,
                                         monkeypatch: pytest.MonkeyPatch) -> None:
     if index_type == "IvfPq":  # the index of large tables, here on a small one
-        monkeypatch.setattr(vector_store, "PQ_MIN_ROWS", vector_store.ANN_MIN_ROWS)
+        monkeypatch.setattr(vector_ann, "PQ_MIN_ROWS", vector_store.ANN_MIN_ROWS)
     archive = tmp_path / "archive"
     list(generate_archive.generate(archive, 40))
     flat_service = make_service(tmp_path / "flat")
@@ -106,7 +107,7 @@ def test_ann_index_builds_over_near_identical_vectors(tmp_path: Path, small_thre
     """One session of many near-identical messages (the hostile inputs' many-messages shape,
     at a size the suite can afford): the index is built and answers."""
     if index_type == "IvfPq":
-        monkeypatch.setattr(vector_store, "PQ_MIN_ROWS", vector_store.ANN_MIN_ROWS)
+        monkeypatch.setattr(vector_ann, "PQ_MIN_ROWS", vector_store.ANN_MIN_ROWS)
     inbox = tmp_path / "in"
     inbox.mkdir()
     messages = [{"role": "user" if i % 2 == 0 else "assistant", "content": f"message number {i}"}

@@ -55,7 +55,10 @@ def _argument(param: Param) -> inspect.Parameter:
     kind = param.kind | None if param.optional else param.kind
     default = TOOL_DEFAULTS.get(param.name, param.default)
     field = Field(description=param.description, ge=param.limits.get("ge"),
-                  le=param.limits.get("le"), max_length=param.limits.get("max_length"))
+                  le=param.limits.get("le"), max_length=param.limits.get("max_length"),
+                  # shown, and checked by search_params with a clearer message
+                  json_schema_extra={"pattern": param.limits["pattern"]}
+                  if "pattern" in param.limits else None)
     return inspect.Parameter(
         param.name, inspect.Parameter.KEYWORD_ONLY, annotation=Annotated[kind, field],
         default=inspect.Parameter.empty if param.name == "query" else default)

@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, Any
 
 from api.service import sessions
 from api.service.archive import Archive, safe_id
-from api.service.current import mark_current
 from api.service.facts import Facts
 from api.service.indexing import ImportExplained, ImportPreview, IndexResult, IngestResult
 from api.service.live import Live
@@ -28,8 +27,10 @@ from api.service.versions import Versions
 from api.settings import Settings
 from indexer.formats.importer import explain, preview
 from indexer.ingest.progress import silent_progress
+from indexer.stores.facts import FactStore
 from indexer.stores.layout import DataDir
 from models import ReadOnlyReplica, RecallError, ResumeHint, SearchRequest, SearchResponse
+from search.current import CurrentState
 from search.digest import Digest, build_digest, period_range
 from search.ranker import learned_ranker
 from search.searcher import Searcher
@@ -66,10 +67,13 @@ class RecallService:
         self._lock = threading.Lock()
         self.archive = Archive(self.data)
         self.relevance = MemoryRelevance(self.data, settings, self.ingestor)
+        # answers every search in its final order, statements marked current or superseded
         self.searcher = Searcher(self.data, lambda: self.embedder,
+                                 ranker=learned_ranker(settings.ranker),
+                                 current=CurrentState(lambda: FactStore(self.data),
+                                                      self.archive.session),
                                  max_query_chars=settings.max_query_chars,
-                                 memory_relevance=self.relevance.current,
-                                 ranker=learned_ranker(settings.ranker))
+                                 memory_relevance=self.relevance.current)
         self.memories = SessionMemories(self.archive, settings, lambda: self.embedder)
         self.snapshots = Snapshots(self.archive, self.memories, self.relevance,
                                    lambda: self.embedder, self._mark_recovered)
@@ -173,7 +177,7 @@ class RecallService:
             log.warning("warm-up search failed: %s", exc.detail)
 
     def search(self, request: SearchRequest) -> SearchResponse:
-        response = mark_current(self.searcher.search(request), request, self.archive)
+        response = self.searcher.search(request)
         self.relevance.boost_hits(response)  # the memories it returns were used
         return response
 

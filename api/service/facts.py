@@ -1,25 +1,20 @@
-"""What is true now: statements (decisions, values, preferences) with their supersession status,
-read from the links the writer keeps (indexer/stores/facts.py), for `recall facts`, memories,
-search hits, recovery and packs."""
+"""What is true now, for `recall facts` and the digest: statements (decisions, values,
+preferences) with their supersession status, read through the links (search/fact_links.py) the
+writer keeps (indexer/stores/facts.py)."""
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable
+from collections.abc import Collection
 
 import msgspec
 
-from indexer.memories.supersession import Supersession
 from indexer.stores.facts import FactStore
 from indexer.stores.layout import DataDir
-from indexer.text.analysis import STOP_WORDS, analyze
-from models import FactRef, InvalidInput, Memory, TrackedFact
+from models import InvalidInput, Memory, TrackedFact
 from search.digest import Digest
+from search.fact_links import FactLinks, fact_of, is_about, subject_words
 
-__all__ = ["FactLinks", "Facts", "FactsPayload", "fact_of", "is_about", "subject_words"]
-
-# a subject matches a statement holding at least this share of its words (and two of them
-# when it has more than one)
-SUBJECT_MATCH = 2 / 3
+__all__ = ["Facts", "FactsPayload"]
 
 
 class FactsPayload(msgspec.Struct, frozen=True, omit_defaults=True):
@@ -30,70 +25,6 @@ class FactsPayload(msgspec.Struct, frozen=True, omit_defaults=True):
     facts: tuple[TrackedFact, ...] = ()
     chains: tuple[tuple[TrackedFact, ...], ...] = ()
     subject: str | None = None
-
-
-def _ref(memory: Memory) -> FactRef:
-    return FactRef(memory.id, memory.session_id, memory.session_date, memory.text)
-
-
-class FactLinks:
-    """The links at one moment: who superseded whom, and the statements they join."""
-
-    def __init__(self, links: Iterable[Supersession], memories: dict[str, Memory]) -> None:
-        self.successor = {link.earlier: link for link in links}
-        self.predecessors: dict[str, list[str]] = {}
-        for link in self.successor.values():
-            self.predecessors.setdefault(link.later, []).append(link.earlier)
-        self.memories = memories
-
-    @classmethod
-    def load(cls, data: DataDir) -> FactLinks:
-        with FactStore(data) as store:
-            links = store.links()
-            ids = {i for link in links for i in (link.later, link.earlier)}
-            return cls(links, store.memories(ids))
-
-    def is_superseded(self, memory_id: str) -> bool:
-        return memory_id in self.successor
-
-    def newest(self, memory_id: str) -> str:
-        """The end of the chain this statement starts from: what stands now."""
-        seen = {memory_id}
-        while memory_id in self.successor:
-            memory_id = self.successor[memory_id].later
-            if memory_id in seen:  # links run forward in time; never loop on bad data
-                break
-            seen.add(memory_id)
-        return memory_id
-
-    def chain(self, memory_id: str) -> list[str]:
-        """Every statement linked to this one, directly or not, oldest first: one subject's
-        history (a later statement may replace several earlier ones)."""
-        seen, todo = {memory_id}, [memory_id]
-        while todo:
-            current = todo.pop()
-            near = list(self.predecessors.get(current, ()))
-            if current in self.successor:
-                near.append(self.successor[current].later)
-            for other in near:
-                if other not in seen:
-                    seen.add(other)
-                    todo.append(other)
-        known = [i for i in seen if i in self.memories]
-        return sorted(known, key=lambda i: (self.memories[i].session_date, i))
-
-    def ref(self, memory_id: str) -> FactRef | None:
-        memory = self.memories.get(memory_id)
-        return _ref(memory) if memory else None
-
-
-def fact_of(memory: Memory, links: FactLinks) -> TrackedFact:
-    link = links.successor.get(memory.id)
-    later = links.ref(link.later) if link else None
-    earlier = tuple(r for i in links.predecessors.get(memory.id, ()) if (r := links.ref(i)))
-    return TrackedFact(memory.id, memory.session_id, memory.type, memory.text, memory.session_date,
-                "superseded" if link else "current", memory.kind, later, earlier,
-                link.reason if link else None, link.confidence if link else None)
 
 
 class Facts:
@@ -147,16 +78,6 @@ class Facts:
         changes.sort(key=lambda f: (f.superseded_by.date if f.superseded_by else "", f.id),
                      reverse=True)
         return msgspec.structs.replace(digest, open_tasks=tasks, changes=changes)
-
-
-def subject_words(text: str) -> set[str]:
-    return {t for t in analyze(text).body if t not in STOP_WORDS}
-
-
-def is_about(text: str, words: set[str]) -> bool:
-    """Whether a statement is about a subject given by its words."""
-    shared = len(words & subject_words(text))
-    return bool(words) and shared >= min(2, len(words)) and shared >= SUBJECT_MATCH * len(words)
 
 
 def _about(memories: list[Memory], subject: str | None) -> list[Memory]:

@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING
 import msgspec
 
 from api.service.archive import Archive, safe_id
-from api.service.facts import FactLinks, fact_of
 from api.settings import Settings
 from indexer.memories.refine import LLMEndpoint, RefineFailed, refine_memories
 from indexer.stores.facts import is_linked
@@ -17,6 +16,7 @@ from indexer.stores.memories import MemoryStore
 from models import FactRef, InvalidInput, Memory
 from models.facts import FactStatus
 from models.memory import MemoryType, Priority
+from search.fact_links import FactLinks, fact_of
 
 if TYPE_CHECKING:
     from indexer.embedding.embedders import Embedder

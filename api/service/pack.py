@@ -4,7 +4,7 @@ paste into its context (`recall pack`, `POST /v1/pack`, MCP `context_pack`).
 The pack is built from one hybrid search:
 
 - what stands now comes first: each current statement about the query that replaced an
-  earlier one, with the statements it replaced in one line (api/service/current.py);
+  earlier one, with the statements it replaced in one line (search/current.py);
 - then the decisions of the sessions found, newest session first, so that when sessions
   disagree the latest decision leads;
 - then the messages the search matched, best first, each the whole message (cut to

@@ -24,6 +24,8 @@ from search import check_day, date_range
 __all__ = ["OPTIONS", "SEARCH_PARAMS", "Param", "SearchParams", "search_params"]
 
 Text = Annotated[str, Meta(max_length=MAX_PARAM_CHARS)]
+# YYYY-MM-DD, YYYY-MM or YYYY; empty: no limit (the day itself is checked by check_day)
+Day = Annotated[str, Meta(pattern=r"^([0-9]{4}(-[0-9]{2}(-[0-9]{2})?)?)?$")]
 
 
 def _about(description: str, **limits: Any) -> Meta:
@@ -37,10 +39,12 @@ class SearchParams(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_o
                                  "(中文或英文); quote a phrase with \"...\"")]
     mode: Annotated[SearchMode, _about("hybrid (words and meaning, the default), keyword or "
                                        "vector")] = "hybrid"
-    date: Annotated[Text | None, _about("only this day, month or year: YYYY-MM-DD, YYYY-MM or "
-                                        "YYYY")] = None
-    since: Annotated[Text | None, _about("only on or after this date")] = None
-    until: Annotated[Text | None, _about("only on or before this date")] = None
+    date: Annotated[Day | None, _about("only this day, month or year: YYYY-MM-DD, YYYY-MM or "
+                                       "YYYY")] = None
+    since: Annotated[Day | None, _about("only on or after this date (YYYY-MM-DD, YYYY-MM or "
+                                        "YYYY)")] = None
+    until: Annotated[Day | None, _about("only on or before this date (YYYY-MM-DD, YYYY-MM or "
+                                        "YYYY)")] = None
     channel: Annotated[Text | None, _about("only this channel (webchat, telegram, cli, an "
                                            "agent's name, ...)")] = None
     participant: Annotated[Text | None, _about("only sessions with this participant")] = None
@@ -87,10 +91,10 @@ def search_params(values: Mapping[str, Any], *, from_text: bool = False) -> Sear
     try:
         return msgspec.convert(given, SearchParams, strict=not from_text)
     except msgspec.ValidationError as exc:
-        raise InvalidQuery(_explain(str(exc))) from None
+        raise InvalidQuery(_explain(str(exc), given)) from None
 
 
-def _explain(message: str) -> str:
+def _explain(message: str, given: Mapping[str, Any]) -> str:
     """msgspec's "Expected `int`, got `str` - at `$.limit`" as "'limit': expected `int`, ..."."""
     text, _, where = message.partition(" - at `$.")
     field = where.rstrip("`")
@@ -106,6 +110,8 @@ def _explain(message: str) -> str:
         return f"'{field}' must be one of {', '.join(param.choices)} (got {got})"
     if "ge" in param.limits and ("Expected `int` >=" in text or "Expected `int` <=" in text):
         return f"{field} must be between {param.limits['ge']} and {param.limits['le']}"
+    if "matching regex" in text:
+        return f"cannot read date {given.get(field)!r}: use YYYY-MM-DD, YYYY-MM or YYYY"
     if "of length <=" in text:
         return f"'{field}' is longer than {param.limits['max_length']} characters"
     expected = {bool: "true or false", int: "a whole number", str: "text"}.get(param.kind)
@@ -141,7 +147,7 @@ def _params() -> tuple[Param, ...]:
             kind = next(a for a in typing.get_args(kind) if a is not type(None))
             kind, inner = _unwrap(kind)
             metas += inner
-        limits = {k: getattr(m, k) for m in metas for k in ("ge", "le", "max_length")
+        limits = {k: getattr(m, k) for m in metas for k in ("ge", "le", "max_length", "pattern")
                   if getattr(m, k) is not None}
         description = " ".join(m.description for m in metas if m.description)
         default = None if field.default is msgspec.NODEFAULT else field.default

@@ -9,8 +9,6 @@ from typing import TYPE_CHECKING
 import msgspec
 
 from api.service.archive import Archive, safe_id
-from api.service.current import with_superseded, without_superseded
-from api.service.facts import FactLinks
 from api.service.memories import SessionMemories
 from api.service.relevance import MemoryRelevance
 from indexer.stores.snapshots import SnapshotStore, snapshot_from_memories
@@ -22,7 +20,9 @@ from models import (
     RecoveryOptions,
     Snapshot,
 )
+from search.fact_links import FactLinks
 from search.recovery import compress, detect_changes, recover
+from search.recovery.superseded import with_superseded, without_superseded
 
 if TYPE_CHECKING:
     from indexer.embedding.embedders import Embedder

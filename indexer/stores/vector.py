@@ -14,7 +14,6 @@ from __future__ import annotations
 import heapq
 import json
 import logging
-import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
@@ -25,14 +24,22 @@ import lance
 import numpy as np
 import pyarrow as pa
 
-from indexer.stores.documents import MEMORY_ROLE_PREFIX, Passage, day_number, split_key
+from indexer.stores.documents import MEMORY_ROLE_PREFIX, Passage, split_key
 from indexer.stores.faults import damaged, reading
 from indexer.stores.remote_tables import RemoteTables, remote_storage
+from indexer.stores.vector_ann import (
+    ANN_MIN_ROWS,
+    ANN_REBUILD_GROWTH,
+    NPROBES,
+    REFINE_FACTOR,
+    VECTOR_INDEX,
+    ann_config,
+)
+from indexer.stores.vector_filters import lance_where, sql_string
 from indexer.text.analysis import is_cjk_text
 from models import SearchFilters
 
 if TYPE_CHECKING:
-    from lancedb.index import IvfHnswSq, IvfPq
     from lancedb.table import Table
 
 __all__ = ["LANGS", "VectorHit", "VectorIndex", "vector_rows"]
@@ -41,32 +48,6 @@ log = logging.getLogger(__name__)
 
 KINDS = ("messages", "memories")
 LANGS = ("cjk", "other")
-# A flat scan costs ~2 ms per 1k rows on one core, and hybrid search runs two (one per
-# language): past this size an ANN index pays (docs/performance.md).
-ANN_MIN_ROWS = 10_000
-# Two ANN index types, by table size (docs/performance.md, "Latest round"):
-# - IVF_HNSW_SQ (one partition, m=16, ef_construction=100) below PQ_MIN_ROWS: builds in seconds
-#   and searches a 112k-row table in ~5 ms, but keeps its graph and 8-bit codes in memory,
-#   ~800 bytes a row (+911 MB for 1.1M rows).
-# - IVF_PQ from PQ_MIN_ROWS: ~sqrt(rows) partitions of product-quantized vectors (one byte per 8
-#   dimensions), NPROBES partitions searched. On 1.1M rows: 10.6 vs 8.0 ms a search, better
-#   recall (0.89 vs 0.82 on hash vectors; 0.977 vs 0.974 on e5 vectors) and +85 vs +911 MB of
-#   resident memory; on small tables slower to train (~20 s even at 10k rows) and to search.
-PQ_MIN_ROWS = 250_000
-ANN_M = 16
-ANN_EF_CONSTRUCTION = 100
-DIMS_PER_SUB_VECTOR = 8
-NPROBES = 64
-# Each search re-scores REFINE_FACTOR x limit of the index's nearest with the stored vectors: the
-# index returns quantized distances, and the searcher compares similarities with a per-query
-# floor. Twice the 50 hits search asks for keeps the recall of re-scoring 100 (e5 vectors, IVF_PQ
-# probed like a 1.1M-row table: recall@10 0.947 with 1x, docs/performance.md) for ~0.5 ms a
-# search at 100k sessions, less than asking for 100 hits.
-REFINE_FACTOR = 2
-VECTOR_INDEX = "vector_idx"
-# New rows are folded into the existing partitions by optimize(); once a table has grown this
-# much since its partitions were trained, they are trained again from all rows.
-ANN_REBUILD_GROWTH = 2.0
 # Scalar indexes for the filters a user may set (role, day, channel) and for deletes by session
 # (LanceDB's index types, by name: importing LanceDB is left to the writes).
 SCALAR_INDEXES: dict[str, Literal["Bitmap", "BTree"]] = {
@@ -106,10 +87,6 @@ def _schema(dim: int) -> pa.Schema:
         pa.field("day", pa.int32()),
         pa.field("vector", pa.list_(pa.float32(), dim)),
     ])
-
-
-def _sql_string(value: str) -> str:
-    return "'" + value.replace("'", "''") + "'"
 
 
 def table_name(kind: str, lang: str) -> str:
@@ -153,18 +130,6 @@ def _part(passage: Passage) -> str:
     # and fusion gives both a fair place
     kind = "memories" if passage.doc.role.startswith(MEMORY_ROLE_PREFIX) else "messages"
     return table_name(kind, "cjk" if is_cjk_text(passage.text) else "other")
-
-
-def ann_config(rows: int, dim: int, *, pq: bool | None = None) -> IvfHnswSq | IvfPq:
-    """The ANN index of a table of `rows` vectors of `dim` dimensions (pq: force the type)."""
-    from lancedb.index import IvfHnswSq, IvfPq
-
-    if not (rows >= PQ_MIN_ROWS if pq is None else pq):
-        return IvfHnswSq(distance_type="cosine", num_partitions=1, m=ANN_M,
-                         ef_construction=ANN_EF_CONSTRUCTION)
-    sub_vectors = next(n for n in range(max(1, dim // DIMS_PER_SUB_VECTOR), 0, -1) if dim % n == 0)
-    return IvfPq(distance_type="cosine", num_partitions=max(1, math.isqrt(rows)),
-                 num_sub_vectors=sub_vectors)
 
 
 def _tidy(table: Table) -> None:
@@ -256,7 +221,7 @@ class VectorIndex:
     def delete_sessions(self, session_ids: Sequence[str]) -> None:
         self._datasets.clear()
         for start in range(0, len(session_ids), 500):
-            where = f"session_id IN ({', '.join(map(_sql_string, session_ids[start:start + 500]))})"
+            where = f"session_id IN ({', '.join(map(sql_string, session_ids[start:start + 500]))})"
             for table in self.tables.values():
                 table.delete(where)
 
@@ -264,7 +229,7 @@ class VectorIndex:
         """Delete every passage of these documents (pruned memories) from the tables of kinds."""
         self._datasets.clear()
         for start in range(0, len(keys), 500):
-            where = f"key IN ({', '.join(map(_sql_string, keys[start:start + 500]))})"
+            where = f"key IN ({', '.join(map(sql_string, keys[start:start + 500]))})"
             for kind in kinds:
                 for lang in LANGS:
                     self.tables[table_name(kind, lang)].delete(where)
@@ -372,7 +337,7 @@ class VectorIndex:
         one language (both when lang is None)."""
         kinds = {"messages": ["messages"], "memories": ["memories"]}.get(filters.scope, KINDS)
         names = [table_name(kind, one) for kind in kinds for one in ([lang] if lang else LANGS)]
-        where = self._where(filters)
+        where = lance_where(filters)
         found = [hit for name in names for hit in self._search_table(name, vector, where, limit)]
         return found if len(names) == 1 else heapq.nlargest(limit, found, key=lambda h: h.similarity)
 
@@ -393,28 +358,3 @@ class VectorIndex:
             session_id, message_id = split_key(key)
             hits.append(VectorHit(key, session_id, message_id, 1.0 - float(distance)))
         return hits
-
-    @staticmethod
-    def _where(filters: SearchFilters) -> str:
-        """The filters as a Lance SQL predicate (scope and language choose the tables)."""
-        clauses: list[str] = []
-        if filters.since:
-            clauses.append(f"day >= {day_number(filters.since)}")
-        if filters.until:
-            clauses.append(f"day <= {day_number(filters.until)}")
-        if filters.date_ranges:
-            clauses.append("(" + " OR ".join(
-                f"(day >= {day_number(low)} AND day <= {day_number(high)})"
-                for low, high in filters.date_ranges) + ")")
-        if filters.channel:
-            clauses.append(f"channel = {_sql_string(filters.channel.lower())}")
-        if filters.role:
-            clauses.append(f"role = {_sql_string(filters.role.lower())}")
-        if filters.session:
-            clauses.append(f"session_id = {_sql_string(filters.session)}")
-        if filters.participant:
-            pattern = "%|" + filters.participant.lower().replace("|", "") + "|%"
-            clauses.append(f"participants LIKE {_sql_string(pattern)}")
-        if filters.scope == "memories" and filters.memory_type:
-            clauses.append(f"role = {_sql_string(MEMORY_ROLE_PREFIX + filters.memory_type)}")
-        return " AND ".join(clauses)

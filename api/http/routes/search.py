@@ -33,9 +33,14 @@ def _query_parameter(param: Param) -> inspect.Parameter:
     annotation = Annotated[kind, QueryParameter(  # type: ignore[valid-type]  # made at run time
         name=param.name if name != param.name else None, description=param.description,
         ge=param.limits.get("ge"), le=param.limits.get("le"),
-        max_length=param.limits.get("max_length"))]
+        max_length=param.limits.get("max_length"), schema_extra=_documented(param))]
     return inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=param.default,
                              annotation=annotation)
+
+
+def _documented(param: Param) -> dict[str, Any] | None:
+    """A rule shown in the schema but checked by search_params, whose message is clearer."""
+    return {"pattern": param.limits["pattern"]} if "pattern" in param.limits else None
 
 
 def _with_search_parameters(fn: Any) -> Any:

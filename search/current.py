@@ -1,4 +1,4 @@
-"""Search results and recoveries that know what is current.
+"""Search results that know what is current.
 
 Statements found (memories, the messages they were drawn from, and a session's statements about
 the query) are marked current or superseded. A session found for a superseded statement is
@@ -9,39 +9,55 @@ did not find it), unless the question asks how things stood at first (`when="his
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+
 import msgspec
 
-from api.service.archive import Archive
-from api.service.facts import FactLinks, fact_of, is_about, subject_words
 from indexer.stores.documents import session_text
-from indexer.stores.facts import FactStore
 from models import (
     Memory,
     MessageHit,
     NotFound,
-    RecoveryDecision,
     SearchRequest,
     SearchResponse,
+    Session,
     SessionHit,
-    Snapshot,
-    TrackedFact,
 )
-from models.memory import normalize_memory_text
+from search.fact_links import FactLinks, FactReader, fact_of, is_about, subject_words
 from search.query_dates import query_dates
 from search.query_intent import asks_for_history
 
-__all__ = ["mark_current", "with_superseded", "without_superseded"]
+__all__ = ["CurrentState", "OpenFacts", "ReadSession"]
+
+# opens the facts store for one search (indexer/stores/facts.py: FactStore)
+OpenFacts = Callable[[], AbstractContextManager[FactReader]]
+# an archived session by id; NotFound when the archive does not hold it
+ReadSession = Callable[[str], Session]
 
 SNIPPET_CHARS = 240  # a brought-in message is shown this long
 
 
-def mark_current(response: SearchResponse, request: SearchRequest,
-                 archive: Archive) -> SearchResponse:
-    """The response with statuses on its statements and, unless history is asked for, each
-    superseded statement's successor session placed right above the session that said it."""
+@dataclass(frozen=True)
+class CurrentState:
+    """Where a search reads what is current: the facts store's links, and the archive for a
+    session it brings in."""
+
+    facts: OpenFacts
+    session: ReadSession
+
+    def mark(self, response: SearchResponse, request: SearchRequest) -> SearchResponse:
+        """The response with statuses on its statements and, unless history is asked for,
+        each superseded statement's successor session right above the session that said it."""
+        return _mark_current(response, request, self.facts, self.session)
+
+
+def _mark_current(response: SearchResponse, request: SearchRequest, facts: OpenFacts,
+                  session: ReadSession) -> SearchResponse:
     memory_hits = {m.id for hit in response.results for m in hit.messages
                    if m.memory_type is not None and m.id}
-    with FactStore(archive.data) as store:
+    with facts() as store:
         links = FactLinks(store.links(), {})
         linked = set(links.successor) | set(links.predecessors)
         if not linked:
@@ -50,7 +66,7 @@ def mark_current(response: SearchResponse, request: SearchRequest,
     query_words = subject_words(request.query)
     results = [_marked(hit, links, linked, query_words) for hit in response.results]
     if not _asks_about_a_past_time(request) and request.filters.session is None:
-        results = _current_first(results, links, archive, request, query_words)
+        results = _current_first(results, links, session, request, query_words)
     return SearchResponse(response.query, tuple(results))
 
 
@@ -93,7 +109,7 @@ def _marked(hit: SessionHit, links: FactLinks, linked: set[str],
     return msgspec.structs.replace(hit, messages=tuple(messages), facts=tuple(facts))
 
 
-def _current_first(results: list[SessionHit], links: FactLinks, archive: Archive,
+def _current_first(results: list[SessionHit], links: FactLinks, session: ReadSession,
                    request: SearchRequest, query_words: set[str]) -> list[SessionHit]:
     """Each session found for a superseded statement (about the query, or its best hit) gets
     the session holding what stands now right above it; the others keep their place."""
@@ -111,7 +127,7 @@ def _current_first(results: list[SessionHit], links: FactLinks, archive: Archive
             i += 1
             continue
         moved = (_with_fact(ordered.pop(at), newest, links) if at is not None
-                 else _brought_in(newest, hit, links, archive, request))
+                 else _brought_in(newest, hit, links, session, request))
         if moved is None:
             placed.add(hit.session_id)
             i += 1
@@ -145,7 +161,7 @@ def _with_fact(hit: SessionHit, newest: Memory, links: FactLinks) -> SessionHit:
     return msgspec.structs.replace(hit, facts=(*hit.facts, fact_of(newest, links)))
 
 
-def _brought_in(newest: Memory, hit: SessionHit, links: FactLinks, archive: Archive,
+def _brought_in(newest: Memory, hit: SessionHit, links: FactLinks, read: ReadSession,
                 request: SearchRequest) -> SessionHit | None:
     """A result for the session the search did not find that holds what stands now: the
     message its statement was drawn from, marked current; None when that session is outside
@@ -154,7 +170,7 @@ def _brought_in(newest: Memory, hit: SessionHit, links: FactLinks, archive: Arch
     if f.role is not None or f.scope == "memories":
         return None
     try:
-        session = archive.session(newest.session_id)
+        session = read(newest.session_id)
     except NotFound:
         return None
     if (f.channel and (session.channel or "").lower() != f.channel.lower()) or \
@@ -172,40 +188,3 @@ def _brought_in(newest: Memory, hit: SessionHit, links: FactLinks, archive: Arch
     title = session_text(session).split("\n", 1)[0][:200] or None  # as the searcher's hits
     return SessionHit(session.session_id, session.date, session.channel, hit.score, (message,),
                       title=title, score_parts={"supersedes": 1.0}, facts=(fact,))
-
-
-def without_superseded(snapshots: list[Snapshot], links: FactLinks,
-                       ) -> tuple[list[Snapshot], dict[str, TrackedFact]]:
-    """The snapshots with each fact that a later statement superseded marked as no longer
-    holding (so recovery prefers snapshots whose facts still stand), and those facts by id."""
-    stale: dict[tuple[str, str], TrackedFact] = {}
-    for memory_id in links.successor:
-        memory = links.memories.get(memory_id)
-        if memory is not None:
-            stale[(memory.session_id, normalize_memory_text(memory.text))] = fact_of(memory, links)
-    marked: dict[str, TrackedFact] = {}
-    out = []
-    for snapshot in snapshots:
-        facts = []
-        for fact in snapshot.facts:
-            found = stale.get((snapshot.session_id, normalize_memory_text(fact.statement)))
-            if found is not None and fact.active:
-                marked[fact.id] = found
-                fact = msgspec.structs.replace(fact, active=False)
-            facts.append(fact)
-        out.append(msgspec.structs.replace(snapshot, facts=tuple(facts)))
-    return out, marked
-
-
-def with_superseded(decision: RecoveryDecision,
-                    superseded: dict[str, TrackedFact]) -> RecoveryDecision:
-    """The decision naming the facts it restores that were superseded later."""
-    facts = tuple(superseded[f.id] for f in decision.selected.facts if f.id in superseded)
-    if not facts:
-        return decision
-    first = facts[0]
-    assert first.superseded_by is not None
-    reason = (f"{len(facts)} fact(s) it restores were superseded later, e.g. “{first.text}” by "
-              f"“{first.superseded_by.text}” on {first.superseded_by.date}")
-    return msgspec.structs.replace(decision, superseded_facts=facts,
-                                   reasons=(*decision.reasons, reason))
