@@ -18,8 +18,11 @@ import hashlib
 import json
 import re
 import sqlite3
+import statistics
+import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import lancedb
 import numpy as np
@@ -146,3 +149,47 @@ def cached_vectors(messages: list[BenchMessage], embedder, folder: Path) -> np.n
     vectors = np.ascontiguousarray(embedder.embed_passages([m.text for m in messages]), np.float32)
     np.save(path, vectors)
     return vectors
+
+
+def fts5_reference(archive: Path, db_path: Path, queries: list[str],
+                   filters: dict[str, dict[str, str]]) -> dict[str, Any]:
+    """SQLite FTS5 over the same archive (bm25, porter): its build time, size and latency per
+    filter, the reference benchmarks/scale.py reports beside recall's keyword leg."""
+
+    db_path.unlink(missing_ok=True)
+    db = sqlite3.connect(db_path)
+    db.execute("CREATE VIRTUAL TABLE m USING fts5(text, session_id UNINDEXED, day UNINDEXED, "
+               "channel UNINDEXED, tokenize='porter unicode61')")
+    started = time.perf_counter()
+    rows = 0
+    for path in sorted(archive.rglob("*.json")):
+        session = parse_session(json.loads(path.read_text("utf-8")), fallback_id=path.stem)
+        db.executemany("INSERT INTO m VALUES (?, ?, ?, ?)",
+                       [(m.content, session.session_id, session.date, session.channel or "")
+                        for m in session.messages if m.content.strip()])
+        rows += len(session.messages)
+    db.commit()
+    build = time.perf_counter() - started
+    latency: dict[str, Any] = {}
+    for name, f in filters.items():
+        clauses, params = ["m MATCH ?"], []
+        if "since" in f:
+            clauses.append("day BETWEEN ? AND ?")
+            params += [f["since"], f["until"]]
+        if "channel" in f:
+            clauses.append("channel = ?")
+            params.append(f["channel"])
+        sql = f"SELECT session_id FROM m WHERE {' AND '.join(clauses)} ORDER BY bm25(m) LIMIT 100"
+        times = []
+        for q in queries:
+            match = fts5_query(q) or '""'
+            started = time.perf_counter()
+            db.execute(sql, [match, *params]).fetchall()
+            times.append((time.perf_counter() - started) * 1000)
+        latency[f"keyword / {name}"] = {
+            "p50": round(statistics.median(times), 2),
+            "p95": round(sorted(times)[min(len(times) - 1, int(0.95 * len(times)))], 2),
+            "p99": round(sorted(times)[min(len(times) - 1, int(0.99 * len(times)))], 2)}
+    db.close()
+    return {"messages": rows, "build_s": round(build, 2), "latency_ms": latency,
+            "db_mb": round(db_path.stat().st_size / 1e6, 1)}

@@ -30,7 +30,6 @@ import json
 import os
 import resource
 import shutil
-import sqlite3
 import statistics
 import subprocess
 import sys
@@ -106,13 +105,13 @@ def _service(args: argparse.Namespace) -> Any:
 
 def child_ingest(args: argparse.Namespace) -> dict[str, Any]:
     from indexer.embedding.embedders import SentenceTransformerEmbedder
-    from indexer.ingest import prepare, write
+    from indexer.ingest import compute, prepare, write
     from indexer.stores.keyword import KeywordIndex
     from indexer.stores.memories import MemoryStore
     from indexer.stores.vector import VectorIndex
 
     timers: Counter[str] = Counter()
-    _timed(write, "extract_memories_batch", "memories (incl. their dedupe embedding)", timers)
+    _timed(compute, "extract_memories_batch", "memories (incl. their dedupe embedding)", timers)
     _timed(prepare, "normalize", "redact + parse", timers)
     _timed(write, "atomic_write_many", "archive write (fsync)", timers)
     _timed(MemoryStore, "save_many", "memory store", timers)
@@ -247,47 +246,6 @@ def _child(mode: str, args: argparse.Namespace, extra: list[str] | None = None) 
     return result
 
 
-# -- the FTS5 reference -----------------------------------------------------------------------------
-def fts5_reference(archive: Path, db_path: Path, queries: list[str]) -> dict[str, Any]:
-    from benchmarks.baselines import fts5_query
-    from models import parse_session
-
-    db_path.unlink(missing_ok=True)
-    db = sqlite3.connect(db_path)
-    db.execute("CREATE VIRTUAL TABLE m USING fts5(text, session_id UNINDEXED, day UNINDEXED, "
-               "channel UNINDEXED, tokenize='porter unicode61')")
-    started = time.perf_counter()
-    rows = 0
-    for path in sorted(archive.rglob("*.json")):
-        session = parse_session(json.loads(path.read_text("utf-8")), fallback_id=path.stem)
-        db.executemany("INSERT INTO m VALUES (?, ?, ?, ?)",
-                       [(m.content, session.session_id, session.date, session.channel or "")
-                        for m in session.messages if m.content.strip()])
-        rows += len(session.messages)
-    db.commit()
-    build = time.perf_counter() - started
-    latency: dict[str, Any] = {}
-    for name, f in FILTERS.items():
-        clauses, params = ["m MATCH ?"], []
-        if "since" in f:
-            clauses.append("day BETWEEN ? AND ?")
-            params += [f["since"], f["until"]]
-        if "channel" in f:
-            clauses.append("channel = ?")
-            params.append(f["channel"])
-        sql = f"SELECT session_id FROM m WHERE {' AND '.join(clauses)} ORDER BY bm25(m) LIMIT 100"
-        times = []
-        for q in queries:
-            match = fts5_query(q) or '""'
-            started = time.perf_counter()
-            db.execute(sql, [match, *params]).fetchall()
-            times.append((time.perf_counter() - started) * 1000)
-        latency[f"keyword / {name}"] = _percentiles(times)
-    db.close()
-    return {"messages": rows, "build_s": round(build, 2), "latency_ms": latency,
-            "db_mb": round(db_path.stat().st_size / 1e6, 1)}
-
-
 def _du(path: Path) -> int:
     return sum(p.stat().st_size for p in path.rglob("*") if p.is_file()) if path.exists() else 0
 
@@ -341,8 +299,10 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     (archive / ".complete").write_text(str(msgs))
     from generate_archive import sample_queries
 
+    from benchmarks.baselines import fts5_reference
+
     result["fts5"] = fts5_reference(archive, args.work / f"fts5-{args.sessions}.sqlite3",
-                                    sample_queries(args.queries))
+                                    sample_queries(args.queries), FILTERS)
     return result
 
 
