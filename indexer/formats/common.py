@@ -41,7 +41,7 @@ DEFAULT_TOOL_CHARS = 300
 READERS_VERSION = 3
 # every format `recall import` and `recall watch --format` take (registry.py checks the list)
 FORMAT_NAMES = ("claude-code", "codex", "gemini", "cursor", "aider", "cline", "opencode", "copilot",
-                "openclaw", "chatgpt")
+                "openclaw", "chatgpt", "zed", "kimi", "goose", "crush")
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,10 +13,14 @@ from indexer.formats import (
     cline,
     codex,
     copilot,
+    crush,
     cursor,
     gemini,
+    goose,
+    kimi,
     openclaw,
     opencode,
+    zed,
 )
 from indexer.formats.common import FORMAT_NAMES
 from indexer.formats.contract import Format, Metadata, Storage
@@ -28,7 +32,8 @@ __all__ = ["FORMATS", "metadata", "named", "storing"]
 # (tests/test_format_contract.py checks that on every sample).
 FORMATS: list[Format] = [claude_code.FORMAT, codex.FORMAT, gemini.FORMAT, cursor.FORMAT,
                          aider.FORMAT, cline.FORMAT, opencode.FORMAT, copilot.FORMAT,
-                         openclaw.FORMAT, chatgpt.FORMAT]
+                         openclaw.FORMAT, chatgpt.FORMAT, zed.FORMAT, kimi.FORMAT,
+                         goose.FORMAT, crush.FORMAT]
 
 # the names are also in common.py, which the command line reads without loading the readers
 if tuple(f.name for f in FORMATS) != FORMAT_NAMES:

@@ -16,6 +16,8 @@ cline/                  Cline, Roo Code and Kilo Code task folders, and a Cline 
 opencode/               opencode.db (sessions, a child session, bad rows) and an older JSON tree
 copilot/                VS Code Copilot Chat (a whole-file chat, an operation log, an exported
                         chat) and the Copilot CLI (an event log, an older release's session)
+zed/threads/            Zed's threads.db (current and older thread shapes, a sub-agent thread,
+                        rows with nothing to import)
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from generate_coding_agents import aider, codex, gemini
 from generate_copilot import copilot
 from generate_cursor import cursor
 from generate_opencode import opencode
+from generate_zed import zed
 
 # Claude Code ---------------------------------------------------------------------------------
 
@@ -389,3 +392,4 @@ if __name__ == "__main__":
     cline()
     opencode()
     copilot()
+    zed()
