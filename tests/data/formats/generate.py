@@ -29,6 +29,7 @@ from generate_cline import cline
 from generate_coding_agents import aider, codex, gemini
 from generate_copilot import copilot
 from generate_cursor import cursor
+from generate_kimi import kimi
 from generate_opencode import opencode
 from generate_zed import zed
 
@@ -393,3 +394,4 @@ if __name__ == "__main__":
     opencode()
     copilot()
     zed()
+    kimi()
