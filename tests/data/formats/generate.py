@@ -18,6 +18,9 @@ copilot/                VS Code Copilot Chat (a whole-file chat, an operation lo
                         chat) and the Copilot CLI (an event log, an older release's session)
 zed/threads/            Zed's threads.db (current and older thread shapes, a sub-agent thread,
                         rows with nothing to import)
+goose/                  goose's sessions.db (today's schema and release 1.10's) and the session
+                        files of the releases before it
+crush/                  a project's crush.db (sessions, a sub-agent's, crush's title session)
 """
 
 from __future__ import annotations
@@ -28,7 +31,9 @@ from fixture_io import HERE, dump, write_lines
 from generate_cline import cline
 from generate_coding_agents import aider, codex, gemini
 from generate_copilot import copilot
+from generate_crush import crush
 from generate_cursor import cursor
+from generate_goose import goose
 from generate_kimi import kimi
 from generate_opencode import opencode
 from generate_zed import zed
@@ -395,3 +400,5 @@ if __name__ == "__main__":
     copilot()
     zed()
     kimi()
+    goose()
+    crush()
