@@ -6,8 +6,9 @@ session/migrations.rs) has a `sessions` table (id like `20251108_1`, name, older
 description, user_set_name, session_type, working_dir, created_at, updated_at, ...) and
 `messages` (an autoincrement id, session_id, role, content_json: the content blocks,
 created_timestamp in epoch seconds, metadata_json, and since schema 7 message_id). Later schemas
-add tables (`threads`, `thread_messages`, a provider inventory) that hold no conversation of
-their own and are not read. Choices:
+add tables (`threads`, `thread_messages`, a provider inventory) that are not read: a thread
+groups sessions, whose own rows hold the conversation (what `thread_messages` adds beyond a copy
+of those rows is not known from the migration alone). Choices:
 
 - One session per `sessions` row, sub-agent and scheduled sessions included, oldest first.
   A session last updated before --since is passed over (every message is older).
