@@ -41,7 +41,8 @@ DEFAULT_TOOL_CHARS = 300
 READERS_VERSION = 3
 # every format `recall import` and `recall watch --format` take (registry.py checks the list)
 FORMAT_NAMES = ("claude-code", "codex", "gemini", "cursor", "aider", "cline", "opencode", "copilot",
-                "openclaw", "chatgpt", "zed", "kimi", "goose", "crush")
+                "openclaw", "chatgpt", "zed", "kimi", "goose", "crush", "qwen", "continue", "warp",
+                "windsurf")
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,7 +20,7 @@ __all__ = ["SUFFIXES", "fingerprint", "is_database", "open_readonly", "read_unle
            "table_names", "write_ahead_log"]
 
 MAGIC = b"SQLite format 3\x00"
-SUFFIXES = (".vscdb", ".db")  # the names agents give their databases; content decides
+SUFFIXES = (".vscdb", ".db", ".sqlite")  # the names agents give their databases; content decides
 
 
 def is_database(path: Path) -> bool:

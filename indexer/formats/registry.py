@@ -12,6 +12,7 @@ from indexer.formats import (
     claude_code,
     cline,
     codex,
+    continuedev,
     copilot,
     crush,
     cursor,
@@ -20,6 +21,9 @@ from indexer.formats import (
     kimi,
     openclaw,
     opencode,
+    qwen,
+    warp,
+    windsurf,
     zed,
 )
 from indexer.formats.common import FORMAT_NAMES
@@ -33,7 +37,8 @@ __all__ = ["FORMATS", "metadata", "named", "storing"]
 FORMATS: list[Format] = [claude_code.FORMAT, codex.FORMAT, gemini.FORMAT, cursor.FORMAT,
                          aider.FORMAT, cline.FORMAT, opencode.FORMAT, copilot.FORMAT,
                          openclaw.FORMAT, chatgpt.FORMAT, zed.FORMAT, kimi.FORMAT,
-                         goose.FORMAT, crush.FORMAT]
+                         goose.FORMAT, crush.FORMAT, qwen.FORMAT,
+                         continuedev.FORMAT, warp.FORMAT, windsurf.FORMAT]
 
 # the names are also in common.py, which the command line reads without loading the readers
 if tuple(f.name for f in FORMATS) != FORMAT_NAMES:

@@ -18,6 +18,8 @@ copilot/                VS Code Copilot Chat (a whole-file chat, an operation lo
                         chat) and the Copilot CLI (an event log, an older release's session)
 zed/threads/            Zed's threads.db (current and older thread shapes, a sub-agent thread,
                         rows with nothing to import)
+warp/                   Warp's warp.sqlite, Linux and Windows layouts (prompts and tool results,
+                        the agent's output where a release kept it, rows with nothing to import)
 goose/                  goose's sessions.db (today's schema and release 1.10's) and the session
                         files of the releases before it
 crush/                  a project's crush.db (sessions, a sub-agent's, crush's title session)
@@ -36,6 +38,8 @@ from generate_cursor import cursor
 from generate_goose import goose
 from generate_kimi import kimi
 from generate_opencode import opencode
+from generate_warp import warp
+from generate_windsurf import windsurf
 from generate_zed import zed
 
 # Claude Code ---------------------------------------------------------------------------------
@@ -402,3 +406,5 @@ if __name__ == "__main__":
     kimi()
     goose()
     crush()
+    windsurf()
+    warp()
