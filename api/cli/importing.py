@@ -157,6 +157,8 @@ def sources(as_json: bool) -> int:
             print(f"{s.format:<12} {s.files:>6} files  newest {s.newest}  {', '.join(s.found)}")
         else:
             print(f"{s.format:<12}      -          not found  {_places(s.found or s.missing)}")
+        for u in s.unreadable:  # present, but not readable by recall: said, not passed over
+            print(f"{'':<12} {u.files:>6} files  not readable: {u.what}  {u.folder}")
     return 0
 
 

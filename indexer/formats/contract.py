@@ -26,7 +26,7 @@ from indexer.formats.common import ImportOptions, Transcript
 from indexer.formats.ledger import Ledger
 
 __all__ = ["DatabaseReader", "DocumentReader", "Format", "LinesReader", "Metadata", "Resume",
-           "Storage", "TextReader"]
+           "Storage", "TextReader", "Unreadable"]
 
 
 class Storage(Enum):
@@ -50,6 +50,16 @@ class Resume(NamedTuple):
 
     command: str | None  # with `{id}` for the agent's own session id; None: no command can
     note: str  # what to know (where to run it, or how else to reopen the session)
+
+
+class Unreadable(NamedTuple):
+    """Files an agent keeps that recall cannot read (encrypted: Windsurf's Cascade
+    conversations): `recall sources` names them with their count rather than passing over them
+    in silence."""
+
+    what: str  # "Cascade conversations (encrypted)"
+    folders: Callable[[Path, dict[str, str]], list[Path]]  # (home, environment)
+    pattern: str  # the files' names in those folders, a glob: "*.pb"
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,6 +106,7 @@ class Format:
     metadata: tuple[Metadata, ...] = ()  # its files without conversation, told by content
     lines_named: Callable[[Path], bool] | None = None  # JSON lines though not named *.jsonl
     walk_depth: int | None = None  # how deep under a default folder to look (None: all of it)
+    unreadable: tuple[Unreadable, ...] = ()  # files it keeps that cannot be read, to be named
 
     def __post_init__(self) -> None:
         problems = _problems(self)

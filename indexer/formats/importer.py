@@ -20,7 +20,7 @@ from indexer.formats.sources import Rejection, discover, normalize, read_path
 from models import InvalidInput, RecallError
 
 __all__ = ["FORMAT_NAMES", "Explained", "FileRead", "FoundSource", "Preview", "PreviewSession",
-           "candidate_files", "default_paths", "explain", "find_sources", "preview"]
+           "UnreadableFiles", "candidate_files", "default_paths", "explain", "find_sources", "preview"]
 
 log = logging.getLogger(__name__)
 
@@ -29,6 +29,14 @@ def default_paths(fmt: str, home: Path | None = None,
                   env: Mapping[str, str] | None = None) -> list[Path]:
     """Where the format's transcripts are kept by default (e.g. ~/.claude/projects)."""
     return _format(fmt).default_paths(home or Path.home(), dict(os.environ if env is None else env))
+
+
+class UnreadableFiles(msgspec.Struct, frozen=True):
+    """Files of an agent that recall cannot read (encrypted), found in one of its folders."""
+
+    what: str  # "Cascade conversations (encrypted)"
+    folder: str
+    files: int
 
 
 class FoundSource(msgspec.Struct, frozen=True):
@@ -41,6 +49,7 @@ class FoundSource(msgspec.Struct, frozen=True):
     files: int  # transcript files there
     newest: str | None  # YYYY-MM-DD of the most recently written one
     environment: list[str] = []  # the variables that move the default locations
+    unreadable: list[UnreadableFiles] = []  # files it keeps that recall cannot read
 
 
 def find_sources(home: Path | None = None,
@@ -55,7 +64,21 @@ def find_sources(home: Path | None = None,
         newest = time.strftime("%Y-%m-%d", time.localtime(max(times))) if times else None
         out.append(FoundSource(fmt.name, [str(p) for p in found],
                                [str(p) for p in roots if not p.exists()], len(files), newest,
-                               list(fmt.environment)))
+                               list(fmt.environment), _unreadable(fmt, home, env)))
+    return out
+
+
+def _unreadable(fmt: Format, home: Path | None,
+                env: Mapping[str, str] | None) -> list[UnreadableFiles]:
+    """The files of `fmt` that cannot be read, counted in each folder that has some."""
+    environment = dict(os.environ if env is None else env)
+    out = []
+    for kind in fmt.unreadable:
+        for folder in kind.folders(home or Path.home(), environment):
+            count = sum(1 for p in folder.glob(kind.pattern) if p.is_file()) \
+                if folder.is_dir() else 0
+            if count:
+                out.append(UnreadableFiles(kind.what, str(folder), count))
     return out
 
 
