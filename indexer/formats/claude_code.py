@@ -94,7 +94,16 @@ def looks_like(item: Any) -> bool:
         return True
     if kind == "file-history-snapshot" and "snapshot" in item:
         return True
-    return isinstance(kind, str) and "uuid" in item and "sessionId" in item
+    return isinstance(kind, str) and "uuid" in item and "sessionId" in item \
+        and not _qwen_shaped(item)
+
+
+def _qwen_shaped(item: dict[str, Any]) -> bool:
+    """Qwen Code's records share the envelope, but carry an API Content (`parts`, never Claude
+    Code's `content`), a `systemPayload` or a `tool_result` type."""
+    message = item.get("message")
+    return (isinstance(message, dict) and isinstance(message.get("parts"), list)) \
+        or "systemPayload" in item or item.get("type") == "tool_result"
 
 
 def parse(path: Path, text: str, options: ImportOptions, ledger: Ledger) -> list[Transcript]:

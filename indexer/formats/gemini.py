@@ -49,7 +49,7 @@ from indexer.formats.ledger import Ledger
 from models import InvalidSession
 
 __all__ = ["CHANNEL", "FORMAT", "NAME", "PROJECTS", "default_paths", "is_candidate", "looks_like", "looks_like_document",
-           "looks_like_projects", "parse", "parse_value"]
+           "looks_like_projects", "parse", "parse_value", "written_by_qwen"]
 
 NAME = "gemini"
 CHANNEL = "gemini"
@@ -89,6 +89,16 @@ def looks_like_projects(value: Any) -> bool:
 def looks_like_document(value: Any) -> bool:
     """A whole-file session of older releases: the metadata with its `messages` list."""
     return looks_like(value) and isinstance(value.get("messages"), list)
+
+
+def written_by_qwen(value: Any, path: Path) -> bool:
+    """A whole-file chat of older Qwen Code releases, which kept Gemini CLI's shape: its model's
+    messages are of type `qwen`. One without any reply is told by where it is (`~/.qwen`)."""
+    if not looks_like_document(value):
+        return False
+    kinds = {m.get("type") for m in value["messages"]
+             if isinstance(m, dict) and isinstance(m.get("type"), str)}
+    return "qwen" in kinds or ("gemini" not in kinds and ".qwen" in path.parts)
 
 
 def parse(path: Path, text: str, options: ImportOptions, ledger: Ledger) -> list[Transcript]:
@@ -329,5 +339,7 @@ FORMAT = Format(
     resume=Resume("gemini --resume {id}",
                   "Gemini CLI resumes sessions of its project folder: run it in cwd (releases "
                   "before session ids take a number from `gemini --list-sessions`)"),
-    sniff_line=looks_like, sniff_document=lambda value, path: looks_like_document(value),
+    sniff_line=looks_like,
+    sniff_document=lambda value, path: looks_like_document(value) and not written_by_qwen(value,
+                                                                                           path),
     read_lines=parse, read_document=parse_value, metadata=(PROJECTS,))
