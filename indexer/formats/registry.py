@@ -18,6 +18,7 @@ from indexer.formats import (
     cursor,
     gemini,
     goose,
+    grok,
     kimi,
     openclaw,
     opencode,
@@ -38,7 +39,7 @@ FORMATS: list[Format] = [claude_code.FORMAT, codex.FORMAT, gemini.FORMAT, cursor
                          aider.FORMAT, cline.FORMAT, opencode.FORMAT, copilot.FORMAT,
                          openclaw.FORMAT, chatgpt.FORMAT, zed.FORMAT, kimi.FORMAT,
                          goose.FORMAT, crush.FORMAT, qwen.FORMAT,
-                         continuedev.FORMAT, warp.FORMAT, windsurf.FORMAT]
+                         continuedev.FORMAT, warp.FORMAT, windsurf.FORMAT, grok.FORMAT]
 
 # the names are also in common.py, which the command line reads without loading the readers
 if tuple(f.name for f in FORMATS) != FORMAT_NAMES:

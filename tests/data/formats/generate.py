@@ -36,6 +36,7 @@ from generate_copilot import copilot
 from generate_crush import crush
 from generate_cursor import cursor
 from generate_goose import goose
+from generate_grok import grok
 from generate_kimi import kimi
 from generate_opencode import opencode
 from generate_warp import warp
@@ -408,3 +409,4 @@ if __name__ == "__main__":
     crush()
     windsurf()
     warp()
+    grok()

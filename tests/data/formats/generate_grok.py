@@ -1,0 +1,108 @@
+"""Grok Build's fixtures, laid out as under `~/.grok` (here `grok/home`); the shapes are those of
+xai-org/grok-build @ 19d42e35c07a9c9244f03f6df0c4c353f970d4f9 (see grok/README.md). Run on its
+own or from generate.py.
+
+grok/home/sessions/<URL-encoded cwd>/<id>/updates.jsonl       the session's updates (read)
+                                         /summary.json        its id, folder and title
+                                         /chat_history.jsonl  what was sent to the model (not read)
+"""
+
+from __future__ import annotations
+
+from urllib.parse import quote
+
+from fixture_io import HERE, dump, write_lines
+
+ROOT = HERE / "grok" / "home" / "sessions"
+LEDGER, NOTES = "/home/lin/code/ledger", "/home/lin/notes"
+MAIN = "019f6a00-1c2d-7e3f-8a4b-5c6d7e8f9a0b"
+NOTES_ID = "019f6a10-2d3e-7f40-9b5c-6d7e8f9a0b1c"
+IDLE = "019f6a20-3e4f-7051-8c6d-7e8f9a0b1c2d"
+T0 = 1773651600  # 2026-03-16T09:00:00Z
+
+
+def acp(offset: int, session: str, kind: str, /, **fields: object) -> dict:
+    return {"timestamp": T0 + offset, "method": "session/update",
+            "params": {"sessionId": session, "update": {"sessionUpdate": kind, **fields}}}
+
+
+def xai(offset: int, session: str, kind: str, /, **fields: object) -> dict:
+    return {"timestamp": T0 + offset, "method": "_x.ai/session/update",
+            "params": {"sessionId": session, "update": {"sessionUpdate": kind, **fields}}}
+
+
+def text(value: str) -> dict:
+    return {"type": "text", "text": value}
+
+
+def main_updates() -> list[dict]:
+    """Two chunks of one prompt and a screenshot, thinking, a tool that works and one that
+    fails, a rewound turn and its replacement, a host turn marker, a plan, a sub-agent, a type no
+    release wrote yet."""
+    s = MAIN
+    return [acp(0, s, "available_commands_update", availableCommands=[{"name": "compact"}]),
+            acp(1, s, "user_message_chunk", content=text("Add a --dry-run flag")),
+            acp(1, s, "user_message_chunk", content=text(" to the export command.")),
+            acp(1, s, "user_message_chunk", content={"type": "image", "mimeType": "image/png",
+                                                     "data": "iVBORw0KGgo="}),
+            acp(2, s, "agent_thought_chunk", content=text("Check the CLI module first.")),
+            acp(3, s, "agent_message_chunk", content=text("I'll read the CLI ")),
+            acp(3, s, "agent_message_chunk", content=text("first.")),
+            acp(4, s, "tool_call", toolCallId="call_1", title="Read `src/ledger/cli.py`",
+                kind="read", status="pending", rawInput={"path": "src/ledger/cli.py"}),
+            acp(5, s, "tool_call_update", toolCallId="call_1", status="in_progress"),
+            acp(6, s, "tool_call_update", toolCallId="call_1", status="completed",
+                content=[{"type": "content", "content": text("def export(month): ...")}]),
+            acp(7, s, "agent_message_chunk", content=text("Adding the flag now.")),
+            acp(8, s, "tool_call", toolCallId="call_2", title="Edit `src/ledger/cli.py`",
+                kind="edit", status="pending", rawInput={"path": "src/ledger/cli.py",
+                                                         "old": "def export(month)"}),
+            acp(9, s, "tool_call_update", toolCallId="call_2", status="failed",
+                rawOutput={"error": "file changed on disk"}),
+            acp(10, s, "agent_message_chunk", content=text("The file changed; I re-read it and "
+                                                           "added --dry-run.")),
+            xai(11, s, "turn_completed", prompt_id="p0"),
+            acp(60, s, "user_message_chunk", content=text("Also add a hypothesis test for it.")),
+            acp(61, s, "agent_message_chunk", content=text("Here is a hypothesis test.")),
+            xai(62, s, "rewind_marker", target_prompt_index=0,
+                created_at="2026-03-16T09:01:02Z"),
+            acp(70, s, "user_message_chunk", content=text("Instead, document the flag in the "
+                                                          "README.")),
+            acp(71, s, "agent_message_chunk", content=text("Documented --dry-run in README.md.")),
+            acp(72, s, "user_message_chunk", content=text(""), _meta={"hostTurn": True}),
+            acp(73, s, "plan", entries=[{"content": "Document flag", "status": "completed"}]),
+            xai(74, s, "subagent_spawned", subagent_id="019f6a30", parent_tool_call_id="call_9"),
+            xai(75, s, "some_future_feature", detail=1)]
+
+
+def notes_updates() -> list[dict]:
+    """No summary.json: the folder's names stand in; a file attached to the prompt."""
+    s = NOTES_ID
+    return [acp(600, s, "user_message_chunk", content=text("把这份会议纪要整理成待办清单")),
+            acp(600, s, "user_message_chunk", content={"type": "resource_link",
+                                                       "name": "meeting.md",
+                                                       "uri": "file:///home/lin/notes/meeting.md"}),
+            acp(601, s, "agent_message_chunk", content=text("已整理：三项待办。"))]
+
+
+def grok() -> None:
+    main = ROOT / quote(LEDGER, safe="") / MAIN
+    write_lines(main / "updates.jsonl", main_updates(), torn='{"timestamp": 1773651700, "meth')
+    (main / "summary.json").write_text(dump({
+        "info": {"id": MAIN, "cwd": LEDGER}, "session_summary": "Add --dry-run to export",
+        "generated_title": "Dry-run flag for the export command",
+        "created_at": "2026-03-16T09:00:00Z", "updated_at": "2026-03-16T09:01:15Z",
+        "num_messages": 9, "num_chat_messages": 7, "current_model_id": "grok-code-fast-1",
+        "head_branch": "main"}), "utf-8")
+    write_lines(main / "chat_history.jsonl", [
+        {"type": "system", "content": "You are Grok, a coding agent."},
+        {"type": "user", "content": [text("Add a --dry-run flag to the export command.")]},
+        {"type": "assistant", "content": "I'll read the CLI first.", "model_id":
+         "grok-code-fast-1"}])
+    write_lines(ROOT / quote(NOTES, safe="") / NOTES_ID / "updates.jsonl", notes_updates())
+    write_lines(ROOT / quote(NOTES, safe="") / IDLE / "updates.jsonl",
+                [acp(900, IDLE, "available_commands_update", availableCommands=[])])
+
+
+if __name__ == "__main__":
+    grok()
