@@ -1,14 +1,15 @@
 """Retrieval on the project's own held-out evaluation set (eval/): both halves, every kind.
 
     python benchmarks/eval_set.py --home /tmp/recall-eval [--embedder e5] [--rankers learned,strict,fused]
-                                  [--json out.json]
+                                  [--without-dictionary] [--json out.json]
 
 Indexes examples/sessions and eval/sessions into --home (skipped when already indexed), runs
 every question of eval/queries.jsonl through recall's hybrid search, and prints for the tune
 and test halves (by kind and language too): session R@1/R@5, MRR, message R@10, precision@5
 (the share of the top five sessions that are relevant, over answerable questions) and no-answer
 accuracy (questions of kind no_answer answered with nothing). Only the tune half may guide a
-change; the test half says whether it held.
+change; the test half says whether it held. --without-dictionary runs each ranking again
+without the dictionary's translated ranking (search/translation.py), in the same process.
 """
 
 from __future__ import annotations
@@ -18,13 +19,14 @@ import json
 import statistics
 import sys
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from api import RecallService, Settings
-from models import SearchRequest
+from models import SearchRequest, SearchResponse
 from search.ranker import learned_ranker
 
 METRICS = ("R@1", "R@5", "MRR", "msgR@10", "P@5")
@@ -49,6 +51,8 @@ def main() -> int:
     parser.add_argument("--json", type=Path)
     parser.add_argument("--rankers", default="learned,strict,fused",
                         help="RECALL_RANKER modes to compare in this process")
+    parser.add_argument("--without-dictionary", action="store_true",
+                        help="also run each ranking without the dictionary's ranking")
     args = parser.parse_args()
     service = RecallService(Settings(home=args.home, embedder=args.embedder,
                                      model_cache=args.model_cache or args.home / "models"))
@@ -58,20 +62,24 @@ def main() -> int:
     questions = [json.loads(line) for line in (ROOT / "eval" / "queries.jsonl").read_text().splitlines()]
     tables = {}
     for mode in args.rankers.split(","):
-        service.searcher.ranker = learned_ranker(mode)  # as RECALL_RANKER=mode would
-        tables[mode] = evaluate(service, questions)
-        print(f"\nranking: {mode}")
-        print_table(tables[mode])
+        for translates in (True, False) if args.without_dictionary else (True,):
+            # as RECALL_RANKER=mode would order, with or without the dictionary's ranking
+            searcher = service.searcher.variant(learned_ranker(mode), translates=translates)
+            name = mode if translates else f"{mode}, no dictionary"
+            tables[name] = evaluate(searcher.search, questions)
+            print(f"\nranking: {name}")
+            print_table(tables[name])
     if args.json:
         args.json.write_text(json.dumps({"embedder": args.embedder, "rankers": tables}, indent=1) + "\n")
     return 0
 
 
-def evaluate(service: RecallService, questions: list[dict]) -> dict[str, dict]:
+def evaluate(search: Callable[[SearchRequest], SearchResponse],
+             questions: list[dict]) -> dict[str, dict]:
     rows: dict[str, list[dict[str, float]]] = defaultdict(list)
     no_answer: dict[str, list[bool]] = defaultdict(list)
     for q in questions:
-        response = service.search(SearchRequest(query=q["query"], limit=10, messages_per_session=10))
+        response = search(SearchRequest(query=q["query"], limit=10, messages_per_session=10))
         sessions = [r.session_id for r in response.results]
         messages = [m.id for r in response.results for m in r.messages if m.id]
         groups = [q["split"], f"{q['split']} / {q['kind']}", f"{q['split']} / {q['lang']}"]

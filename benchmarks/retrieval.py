@@ -121,19 +121,21 @@ def mrr(ranked: list[str], gold: list[str]) -> float:
 def recall_system(service: RecallService, mode: str) -> System:
     """recall in one mode; "fused" and "strict" are hybrid with RECALL_RANKER=fused or strict,
     "unlinked" is hybrid without supersession links (no session moved above the one whose
-    statement it replaced: api/service/current.py), in the same process and index as the
-    default they are compared with."""
-    ranker = service.searcher.ranker
-    other = learned_ranker(mode) if mode in ("fused", "strict") else ranker
-    search_mode = "hybrid" if mode in ("fused", "strict", "unlinked") else mode
-    run = service.searcher.search if mode == "unlinked" else service.search
+    statement it replaced: search/current.py), "nodict" hybrid without the dictionary's
+    translated ranking (search/translation.py), in the same process and index as the default
+    they are compared with."""
+    searcher = service.searcher
+    search_mode = "hybrid" if mode in ("fused", "strict", "unlinked", "nodict") else mode
+    run = {"fused": lambda: searcher.variant(learned_ranker("fused")).search,
+           "strict": lambda: searcher.variant(learned_ranker("strict")).search,
+           "unlinked": lambda: searcher.variant(searcher.ranker, marks_current=False).search,
+           "nodict": lambda: searcher.variant(searcher.ranker, translates=False).search,
+           }.get(mode, lambda: service.search)()
 
     def search(query: str, participant: str | None) -> Ranking:
         filters = SearchFilters(participant=participant) if participant else SearchFilters()
-        service.searcher.ranker = other
         response = run(SearchRequest(query=query, mode=search_mode,
                                      filters=filters, limit=10, messages_per_session=10))
-        service.searcher.ranker = ranker
         return Ranking([r.session_id for r in response.results],
                        [m.id for r in response.results for m in r.messages if m.id])
     return search

@@ -42,6 +42,7 @@ class Candidate:
     same_margin: float | None = None
     other_margin: float | None = None
     on_named_day: bool = False  # found again inside the days the query names
+    translated_rank: int | None = None  # its rank by the query's translation (dictionary)
     relevance: float | None = None  # memory relevance, when ranking memories by it
 
     def learn_ids(self) -> None:

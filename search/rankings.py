@@ -18,11 +18,12 @@ if TYPE_CHECKING:  # the vector side is loaded by the first search that uses it
     import numpy as np
 
     from indexer.stores.generation import Generation
+    from indexer.stores.keyword import KeywordHit
     from indexer.stores.vector import VectorHit
 
 __all__ = ["KEYWORD_CANDIDATES", "RRF_K", "UNKNOWN_WORDS_EXTRA_MARGIN", "VECTOR_CANDIDATES",
-           "WEIGHT_KEYWORD", "Ranking", "VectorSearch", "date_rankings", "start_vector_searches",
-           "uses_vectors", "vector_rankings"]
+           "WEIGHT_DICTIONARY", "WEIGHT_KEYWORD", "Ranking", "VectorSearch", "date_rankings",
+           "dictionary_ranking", "start_vector_searches", "uses_vectors", "vector_rankings"]
 
 KEYWORD_CANDIDATES = 100
 # 50 vector hits per language rank as well as 100 did (LoCoMo and bilingual session R@5, R@10
@@ -36,6 +37,9 @@ RRF_K = 10
 WEIGHT_KEYWORD = 1.0
 WEIGHT_SAME_LANGUAGE = 0.5
 WEIGHT_OTHER_LANGUAGE = 1.0
+# The query translated by the dictionary (search/translation.py), below the query's own words:
+# chosen on the tune half of eval/ (docs/benchmarks.md, "A dictionary across languages").
+WEIGHT_DICTIONARY = 0.5
 # rankings restricted to the days a query names (search/query_dates.py)
 WEIGHT_DATE_KEYWORD = 0.5
 WEIGHT_DATE_VECTOR = 1.0
@@ -107,6 +111,16 @@ def vector_rankings(request: SearchRequest, vector: np.ndarray, searches: list[V
     if request.mode == "vector":
         return [(sorted(margins, key=lambda key: -margins[key]), 1.0)]
     return out
+
+
+def dictionary_ranking(hits: list[KeywordHit], candidates: dict[int, Candidate]) -> Ranking:
+    """The hits of the translated query (search/translation.py) as one more ranking; they are
+    not keyword evidence of the query's own words, so their BM25 scores are kept apart."""
+    for rank, hit in enumerate(hits, start=1):
+        c = from_keyword(candidates, hit)
+        if c.translated_rank is None:
+            c.translated_rank = rank
+    return [h.key_no for h in hits], WEIGHT_DICTIONARY
 
 
 def date_rankings(gen: Generation, request: SearchRequest, terms: QueryTerms,

@@ -26,6 +26,7 @@ from search.rankings import (
     WEIGHT_KEYWORD,
     VectorSearch,
     date_rankings,
+    dictionary_ranking,
     start_vector_searches,
     uses_vectors,
     vector_rankings,
@@ -33,6 +34,7 @@ from search.rankings import (
 from search.request_checks import check_request
 from search.session_hits import session_hits
 from search.session_order import Found, features, rank_sessions
+from search.translation import search_translated
 
 if TYPE_CHECKING:  # the vector side is loaded by the first search that uses it
     import numpy as np
@@ -56,15 +58,18 @@ class Searcher:
     service does: `ranker` orders hybrid results (`learned_ranker(mode)`, search/ranker.py; None:
     fused scores), `memory_relevance` weighs memories for memory_rank "relevance", and `current`
     (the facts store and the archive) marks statements current or superseded and puts what
-    stands now first. Without `current` it answers in its own order, unmarked.
+    stands now first. Without `current` it answers in its own order, unmarked. `translates`:
+    the query translated by the dictionary is one more keyword ranking (search/translation.py).
     """
 
     def __init__(self, data: DataDir, embedder: Callable[[], Embedder], *,
                  ranker: Ranker | None,
                  current: CurrentState | None = None,
                  max_query_chars: int = MAX_QUERY_CHARS,
-                 memory_relevance: Callable[[list[str]], dict[str, float]] | None = None) -> None:
+                 memory_relevance: Callable[[list[str]], dict[str, float]] | None = None,
+                 translates: bool = True) -> None:
         self.data = data
+        self.translates = translates
         self._ranker = ranker
         self._current = current
         # memory id -> relevance now, for memory_rank "relevance" (api/service/relevance.py)
@@ -75,8 +80,9 @@ class Searcher:
         self._gen: Generation | None = None
         self._gen_name: str | None = None
         self._stamp, self._refreshed = 0, 0.0
-        # the keyword search and one vector search per language run side by side
-        self._pool = ThreadPoolExecutor(max_workers=3, thread_name_prefix="search")
+        # the keyword searches (the query's words, their translation) and one vector search per
+        # language run side by side
+        self._pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="search")
         self._background_floor: Background | None = None
 
     @property
@@ -84,13 +90,15 @@ class Searcher:
         """What orders sessions in hybrid mode when made for this embedder (search/ranker.py)."""
         return self._ranker
 
-    def variant(self, ranker: Ranker | None, *, marks_current: bool = True) -> Searcher:
-        """This searcher with another ranker, and without marking what is current when asked:
-        for benchmarks that compare orders in one process."""
+    def variant(self, ranker: Ranker | None, *, marks_current: bool = True,
+                translates: bool | None = None) -> Searcher:
+        """This searcher with another ranker, and without marking what is current or without
+        the dictionary's ranking when asked: for benchmarks that compare in one process."""
         return Searcher(self.data, self._embedder_factory, ranker=ranker,
                         current=self._current if marks_current else None,
                         max_query_chars=self.max_query_chars,
-                        memory_relevance=self.memory_relevance)
+                        memory_relevance=self.memory_relevance,
+                        translates=self.translates if translates is None else translates)
 
     @property
     def embedder(self) -> Embedder:
@@ -144,6 +152,10 @@ class Searcher:
         if use_keyword and use_vectors:  # beside the query embedding and the vector searches
             keyword = self._pool.submit(gen.keyword.search, terms, request.filters,
                                         KEYWORD_CANDIDATES)
+        translated: Future[list[KeywordHit]] | None = None
+        if use_keyword and self.translates:  # a cold process reads the dictionary there
+            translated = self._pool.submit(search_translated, gen.keyword, terms,
+                                           request.filters, KEYWORD_CANDIDATES)
         vector: np.ndarray | None = None
         searches: list[VectorSearch] = []
         if use_vectors:
@@ -168,6 +180,10 @@ class Searcher:
                 c.keyword, c.keyword_rank = hit.score, rank
             rankings.append([h.key_no for h in hits])
             weights.append(WEIGHT_KEYWORD)
+        if translated is not None:
+            ranked, weight = dictionary_ranking(translated.result(), candidates)
+            rankings.append(ranked)
+            weights.append(weight)
 
         if vector is not None:
             # Not one query word occurs in the archive: likely about something it does not hold,

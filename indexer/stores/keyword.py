@@ -21,7 +21,8 @@ from indexer.stores.faults import damaged, reading
 from indexer.text.analysis import QueryTerms, analyze
 from models import SearchFilters
 
-__all__ = ["KeywordFields", "KeywordHit", "KeywordIndex", "StoredDoc", "keyword_fields"]
+__all__ = ["KeywordFields", "KeywordHit", "KeywordIndex", "StoredDoc", "WeightedTerms",
+           "keyword_fields"]
 
 # Field weights: the words of a message count most; identifier pieces, single CJK
 # characters and names are weaker evidence.
@@ -144,6 +145,9 @@ class _Shard:
             yield document
 
 
+# one clause of a weighted query: a field, a term or a phrase of it, and its weight
+WeightedTerms = tuple[str, tuple[str, ...], float]
+
 # A document ready to add: whether it goes to the memories index, and its field values
 # (plain values, so a worker process can make them and send them to the writer).
 KeywordFields = tuple[bool, dict[str, object]]
@@ -262,11 +266,30 @@ class KeywordIndex:
         # both kinds: BM25 scores of two indexes, each with its own term statistics
         return hits if len(shards) == 1 else heapq.nlargest(limit, hits, key=lambda h: h.score)
 
-    def document_frequencies(self, terms: Iterable[str]) -> tuple[dict[str, int], int]:
-        """How many message documents hold each body term, and how many there are: the rarity
-        of a query's words (search/ranker.py)."""
+    def document_frequencies(self, terms: Iterable[str], field: str = "body"
+                             ) -> tuple[dict[str, int], int]:
+        """How many message documents hold each term of a field, and how many there are: the
+        rarity of a query's words (search/ranker.py), whether a translation occurs at all
+        (search/translation.py)."""
         searcher = self.messages.index.searcher()
-        return ({term: searcher.doc_freq("body", term) for term in terms}, searcher.num_docs)
+        return ({term: searcher.doc_freq(field, term) for term in terms}, searcher.num_docs)
+
+    def search_weighted(self, clauses: Sequence[WeightedTerms], filters: SearchFilters,
+                        limit: int) -> list[KeywordHit]:
+        """Any of the clauses, each a term or a phrase of one field with its own weight: a
+        query made by translating another (search/translation.py)."""
+        if not clauses:
+            return []
+        Q, schema = tantivy.Query, self.schema
+        query = Q.boolean_query([
+            (tantivy.Occur.Should, Q.boost_query(
+                Q.term_query(schema, field, tokens[0]) if len(tokens) == 1
+                else Q.phrase_query(schema, field, list(tokens)), weight))
+            for field, tokens, weight in clauses])
+        query = self._with_filters(query, filters)
+        shards = self._shards(filters.scope)
+        hits = [hit for shard in shards for hit in shard.search(query, limit)]
+        return hits if len(shards) == 1 else heapq.nlargest(limit, hits, key=lambda h: h.score)
 
     def fetch(self, keys: Sequence[str]) -> dict[str, StoredDoc]:
         found: dict[str, StoredDoc] = {}

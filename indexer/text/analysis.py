@@ -27,6 +27,7 @@ __all__ = [
     "analyze_query",
     "is_cjk_text",
     "match_spans",
+    "stem",
 ]
 
 
@@ -87,6 +88,9 @@ def _normalize(text: str) -> str:
 @lru_cache(maxsize=200_000)
 def _stem(word: str) -> str:
     return _STEMMER.stemWord(word)
+
+
+stem = _stem  # the one stemmer, for the dictionary's glosses (indexer/text/dictionary.py)
 
 
 def _bigrams(run: str) -> list[str]:

@@ -1,0 +1,117 @@
+"""The query's words in the other language, by the dictionary (indexer/text/dictionary.py): a
+keyword query that finds an English session from a Chinese question and the reverse, which the
+small multilingual model does only weakly.
+
+Chinese words are found by longest dictionary match in the query's CJK runs (after the question
+scaffolding analysis.py removes) and become the stems of their English glosses; English content
+words (and two-word phrases: "time zone") become the Chinese words glossed as them. A word with
+many translations is ambiguous, so each of its translations weighs less: 1 / n ** power, over the
+n (at most MAX_CANDIDATES) that occur in the archive at all. Words the dictionary does not know
+(names, identifiers, numbers) stay as they are, at PASSTHROUGH_WEIGHT: they read the same in
+both languages.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from itertools import pairwise
+
+from indexer.stores.keyword import KeywordHit, KeywordIndex, WeightedTerms
+from indexer.text.analysis import QueryTerms, analyze, is_cjk_text
+from indexer.text.dictionary import dictionary
+from models import SearchFilters
+
+__all__ = ["AMBIGUITY_POWER", "MAX_CANDIDATES", "PASSTHROUGH_WEIGHT", "Translation",
+           "search_translated", "translate", "weighted_terms"]
+
+# Chosen on the tune half of eval/ (docs/benchmarks.md, "A dictionary across languages").
+MAX_CANDIDATES = 4
+AMBIGUITY_POWER = 1.0
+PASSTHROUGH_WEIGHT = 1.0
+
+# whether a term (or every term of a phrase) occurs in a field of the archive
+Occurs = Callable[[str, tuple[str, ...]], bool]
+
+
+@dataclass(frozen=True, slots=True)
+class Translation:
+    """One clause of the translated query: the query word it comes from, the field and term (or
+    phrase) it searches, and its weight."""
+
+    source: str
+    field: str
+    tokens: tuple[str, ...]
+    weight: float
+
+
+def translate(terms: QueryTerms, occurs: Occurs | None = None) -> list[Translation]:
+    """The translated query of analyzed query terms, each clause once (its highest weight)."""
+    out: list[Translation] = []
+    for run in terms.cjk_strings:
+        out += _from_chinese(run, occurs)
+    # a stem of two letters is mostly an acronym cut short ("aws" -> "aw"), not a word
+    words = [t for t in terms.body if t.isalpha() and len(t) > 2 and not is_cjk_text(t)]
+    translated: set[str] = set()
+    for key in [*(f"{a} {b}" for a, b in pairwise(words)), *words]:
+        found = _weighed(key, [_chinese_terms(w) for w in dictionary().chinese(key)], occurs)
+        if found:
+            translated.update(key.split())
+            out += found
+    if PASSTHROUGH_WEIGHT:  # names, identifiers and numbers read the same in both languages
+        kept = [t for t in terms.body if not is_cjk_text(t) and t not in translated]
+        out += [Translation(t, "body", (t,), PASSTHROUGH_WEIGHT) for t in kept]
+    best: dict[tuple[str, tuple[str, ...]], Translation] = {}
+    for t in out:
+        known = best.get((t.field, t.tokens))
+        if known is None or t.weight > known.weight:
+            best[(t.field, t.tokens)] = t
+    return list(best.values())
+
+
+def weighted_terms(translations: Iterable[Translation]) -> list[WeightedTerms]:
+    """The clauses KeywordIndex.search_weighted takes."""
+    return [(t.field, t.tokens, t.weight) for t in translations]
+
+
+def _from_chinese(run: str, occurs: Occurs | None) -> list[Translation]:
+    words = dictionary().words(run)
+    out = []
+    for word in words:
+        if len(word) == 1 and len(words) > 1:
+            continue  # a lone character beside words is mostly grammar ("到", "把")
+        out += _weighed(word, [("body", sense.stems) for sense in dictionary().senses(word)],
+                        occurs)
+    return out
+
+
+def _chinese_terms(word: str) -> tuple[str, tuple[str, ...]]:
+    """How a Chinese word is searched: one character in `chars`, else its bigrams in `body` (a
+    phrase when there are several)."""
+    if len(word) == 1:
+        return "chars", (word,)
+    return "body", tuple(analyze(word).body)
+
+
+def _weighed(source: str, options: list[tuple[str, tuple[str, ...]]],
+             occurs: Occurs | None) -> list[Translation]:
+    kept = [o for o in dict.fromkeys(options) if occurs is None or occurs(*o)][:MAX_CANDIDATES]
+    if not kept:
+        return []
+    weight = 1.0 / len(kept) ** AMBIGUITY_POWER
+    return [Translation(source, field, tokens, weight) for field, tokens in kept]
+
+
+def search_translated(keyword: KeywordIndex, terms: QueryTerms, filters: SearchFilters,
+                      limit: int) -> list[KeywordHit]:
+    """The archive's best hits for the translated query, under the request's filters."""
+    known: dict[tuple[str, str], bool] = {}
+
+    def occurs(field: str, tokens: tuple[str, ...]) -> bool:
+        missing = [t for t in tokens if (field, t) not in known]
+        if missing:
+            counts, _ = keyword.document_frequencies(missing, field)
+            known.update({(field, t): n > 0 for t, n in counts.items()})
+        return all(known[(field, t)] for t in tokens)
+
+    return keyword.search_weighted(weighted_terms(translate(terms, occurs)), filters, limit)
