@@ -20,7 +20,8 @@ __all__ = ["SUFFIXES", "fingerprint", "is_database", "open_readonly", "read_unle
            "table_names", "write_ahead_log"]
 
 MAGIC = b"SQLite format 3\x00"
-SUFFIXES = (".vscdb", ".db", ".sqlite")  # the names agents give their databases; content decides
+# the names agents give their databases (Kiro CLI's data.sqlite3 too); content decides
+SUFFIXES = (".vscdb", ".db", ".sqlite", ".sqlite3")
 
 
 def is_database(path: Path) -> bool:

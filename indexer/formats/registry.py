@@ -20,6 +20,7 @@ from indexer.formats import (
     goose,
     grok,
     kimi,
+    kiro,
     openclaw,
     opencode,
     qwen,
@@ -39,7 +40,7 @@ FORMATS: list[Format] = [claude_code.FORMAT, codex.FORMAT, gemini.FORMAT, cursor
                          aider.FORMAT, cline.FORMAT, opencode.FORMAT, copilot.FORMAT,
                          openclaw.FORMAT, chatgpt.FORMAT, zed.FORMAT, kimi.FORMAT,
                          goose.FORMAT, crush.FORMAT, qwen.FORMAT,
-                         continuedev.FORMAT, warp.FORMAT, windsurf.FORMAT, grok.FORMAT]
+                         continuedev.FORMAT, warp.FORMAT, windsurf.FORMAT, grok.FORMAT, kiro.FORMAT]
 
 # the names are also in common.py, which the command line reads without loading the readers
 if tuple(f.name for f in FORMATS) != FORMAT_NAMES:
