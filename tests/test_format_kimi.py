@@ -26,7 +26,9 @@ MAIN = SESSIONS / "20119c3ba30785da72d312016e037896" / MAIN_ID
 NOTES = SESSIONS / "83697b3fd285b7f152b312a7eb782230" / NOTES_ID
 IDLE = NOTES.parent / "8b3c4d5e-6f70-4b81-8c92-1d2e3f4a5b6c"
 SUB_AGENT = MAIN / "subagents" / "a1b2c3d4"
-KIMI_CODE = next((KIMI / "kimi-code").rglob("wire.jsonl"))
+CODE_ID = "session_3c9d2e1f-4a5b-4c6d-8e7f-9a0b1c2d3e4f"
+CODE = KIMI / "kimi-code" / "sessions" / "wd_ledger_057f5c09ee3f" / CODE_ID
+CODE_MAIN, CODE_SUB = CODE / "agents" / "main", CODE / "agents" / "agent-0"
 
 
 def read(path: Path, ledger: Ledger | None = None, **options: Any) -> Transcript:
@@ -104,16 +106,40 @@ def test_a_default_title_a_screenshot_alone_and_stray_records() -> None:
 
 
 @pytest.mark.parametrize(("path", "reason"), [
-    (IDLE / "wire.jsonl", "no prompt in this Kimi CLI session"),
+    (IDLE / "wire.jsonl", "no prompt in this Kimi session"),
     (MAIN / "context.jsonl", "Kimi's model context (context.jsonl)"),
     (SUB_AGENT / "wire.jsonl", "a sub-agent's wire log"),
-    (KIMI_CODE, "a Kimi Code wire log"),
+    (CODE_SUB / "wire.jsonl", "a sub-agent's wire log"),
 ])
 def test_files_without_a_session_say_why(path: Path, reason: str) -> None:
     ledger = Ledger()
     with pytest.raises(NothingToImport, match=reason.replace("(", r"\(").replace(")", r"\)")):
         kimi.parse(path, path.read_text("utf-8"), ImportOptions(), ledger)
     assert checked(ledger).totals().records == len(path.read_text("utf-8").strip().split("\n"))
+
+
+def test_a_kimi_code_session_from_its_main_agents_journal() -> None:
+    ledger = Ledger()
+    transcript = read(CODE_MAIN, ledger)
+    record = transcript.record
+    assert (record["sessionId"], record["title"], record["topics"]) == (
+        f"kimi-{CODE_ID}", "Nightly export speed", ["ledger"])  # the session's state.json
+    assert record["origin"]["cwd"] == "/home/lin/code/ledger"  # from its config record
+    assert [(m["role"], m["content"]) for m in record["messages"]] == [
+        ("user", "Why is the nightly export slow?"),
+        ("assistant", 'Profiling first.\n[tool: Shell] {"command": "py-spy top --pid 4242"}'),
+        ("tool", "[tool result: Shell] 81% in ledger.money.to_decimal"),
+        ("assistant", "to_decimal parses every row's string; cache the parsed rates."),
+        ("user", "[image]"),
+        ("assistant", "The chart shows the export at 40 s, down from 9 min.")]
+    assert record["messages"][0]["time"] == "2026-03-17T08:00:10Z"  # epoch milliseconds
+    # the prompt's copy in the model's context is merged into it
+    assert ledger.fate("line 5").reason == "the prompt of line 4"  # type: ignore[union-attr]
+    assert transcript.skipped["prompt the agent sent (system_trigger)"] == 1
+    assert transcript.skipped["record type tower_mode.enter"] == 1  # a later release's type
+    assert checked(ledger).totals().merged == 3
+    thinking = read(CODE_MAIN, thinking=True).record["messages"][1]["content"]
+    assert thinking.startswith("[thinking] Profile it.\nProfiling first.")
 
 
 @pytest.mark.parametrize(("name", "found"), [
@@ -137,13 +163,15 @@ def test_a_damaged_log_is_refused_and_a_torn_one_keeps_its_lines(tmp_path: Path)
 
 
 def test_default_location_follows_kimi_share_dir(tmp_path: Path) -> None:
-    assert kimi.default_paths(tmp_path, {}) == [tmp_path / ".kimi" / "sessions"]
-    assert kimi.default_paths(tmp_path, {"KIMI_SHARE_DIR": "/srv/kimi"}) == [
-        Path("/srv/kimi/sessions")]
+    assert kimi.default_paths(tmp_path, {}) == [tmp_path / ".kimi" / "sessions",
+                                                tmp_path / ".kimi-code" / "sessions"]
+    assert kimi.default_paths(tmp_path, {"KIMI_SHARE_DIR": "/srv/kimi",
+                                         "KIMI_CODE_HOME": "/srv/code"}) == [
+        Path("/srv/kimi/sessions"), Path("/srv/code/sessions")]
     found = candidate_files("kimi", default_paths("kimi", tmp_path, {
-        "KIMI_SHARE_DIR": str(KIMI / "share")}))
-    assert sorted(p.parent.name for p in found) == sorted(
-        [MAIN_ID, NOTES_ID, IDLE.name])  # the sub-agent's log is not a session's
+        "KIMI_SHARE_DIR": str(KIMI / "share"), "KIMI_CODE_HOME": str(KIMI / "kimi-code")}))
+    # the sub-agents' logs are not sessions'
+    assert sorted(p.parent.name for p in found) == sorted([MAIN_ID, NOTES_ID, IDLE.name, "main"])
 
 
 def test_an_imported_session_resumes_in_its_folder() -> None:
@@ -160,10 +188,11 @@ def test_indexed_sessions_are_searchable_and_reimport_skips_them(tmp_path: Path)
     bad.write_text('{"type": "metadata", "protocol_version": "1.10"}\n{oops\n{oops\n[\n', "utf-8")
     service = make_service(tmp_path / "home")
     report = service.index([source])
-    assert report.indexed == 2  # the others hold nothing to import
+    assert report.indexed == 3  # the others hold nothing to import
     assert [(Path(r.path).parent.name, r.reason[:22]) for r in report.rejected] == [
         ("0000", "unreadable JSON on lin")]  # rejected with its reason; the batch went on
-    for query, session in [("Swiss invoices", MAIN_ID), ("周报模板", NOTES_ID)]:
+    for query, session in [("Swiss invoices", MAIN_ID), ("周报模板", NOTES_ID),
+                           ("nightly export", CODE_ID)]:
         hits = service.search(SearchRequest(query=query, mode="keyword")).results
         assert hits[0].session_id == f"kimi-{session}", query
     again = service.index([source])

@@ -20,8 +20,12 @@ sub-agent's own wire and context. Choices:
   result a `tool` message; thinking only with `--thinking`; the interface's events (steps,
   status, approvals, sub-agents' events) are left out and counted; an unknown type is counted,
   never fatal.
-- Kimi Code (MoonshotAI/kimi-code, `~/.kimi-code/sessions/...`) writes another log shape
-  (`turn.prompt`, `context.append_loop_event`); it is recognized and not read.
+- Kimi Code (MoonshotAI/kimi-code), its successor, keeps a journal per agent,
+  `~/.kimi-code/sessions/<workdir bucket>/<session id>/agents/<agent id>/wire.jsonl`
+  (`KIMI_CODE_HOME`), read by journal.py into the same messages: the `main` agent's journal is
+  the session, `kimi-session_<uuid>` (Kimi Code's id, as `kimi -r` takes it); the title is the
+  session's `state.json` `title`, the folder the one its config records name; the other agents'
+  journals are sub-agents', with nothing to import.
 """
 
 from __future__ import annotations
@@ -41,6 +45,7 @@ from indexer.formats.common import (
     safe_session_id,
 )
 from indexer.formats.contract import Format, Metadata, Resume, Storage
+from indexer.formats.kimi.journal import JournalReader, is_journal_record
 from indexer.formats.kimi.wire import HEADER, Reader, is_record
 from indexer.formats.ledger import Ledger
 
@@ -51,13 +56,17 @@ CHANNEL = "kimi"
 ID_PREFIX = "kimi"
 TITLE_CHARS = 80
 WIRE = "wire.jsonl"
+MAIN_AGENT = "main"  # the Kimi Code agent whose journal is the session's
 _CONTEXT_ROLES = {"_system_prompt", "_checkpoint", "_usage"}  # context.jsonl's own records
 
 
 def default_paths(home: Path, env: dict[str, str]) -> list[Path]:
+    """Kimi CLI's sessions, then Kimi Code's."""
     share = Path(env["KIMI_SHARE_DIR"]).expanduser() if env.get("KIMI_SHARE_DIR") \
         else home / ".kimi"
-    return [share / "sessions"]
+    code = Path(env["KIMI_CODE_HOME"]).expanduser() if env.get("KIMI_CODE_HOME") \
+        else home / ".kimi-code"
+    return [share / "sessions", code / "sessions"]
 
 
 def is_candidate(path: Path) -> bool:
@@ -73,27 +82,34 @@ def looks_like_header(item: Any) -> bool:
 
 
 def looks_like(item: Any) -> bool:
-    """A wire record, or a record only Kimi's context file holds (`_checkpoint`, `_usage`)."""
-    return is_record(item) or (isinstance(item, dict) and item.get("role") in _CONTEXT_ROLES)
+    """A wire record, a Kimi Code journal record of the conversation, or a record only Kimi's
+    context file holds (`_checkpoint`, `_usage`)."""
+    return is_record(item) or is_journal_record(item) or (
+        isinstance(item, dict) and item.get("role") in _CONTEXT_ROLES)
 
 
 def parse(path: Path, text: str, options: ImportOptions, ledger: Ledger) -> list[Transcript]:
     items = read_transcript_lines(text, ledger)
     _nothing_unless_a_session(path, items, ledger)
-    reader = Reader(options, ledger)
+    journal = _kimi_code(path, items)
+    reader = JournalReader(options, ledger) if journal else Reader(options, ledger)
     for number, item in items:
         reader.add(number, item)
     reader.finish_reply()
     if not reader.recognized:
         raise NothingToImport(f"no Kimi CLI wire records ({ledger.describe()})")
     if not any(m["role"] == "user" for m in reader.messages):
-        raise NothingToImport(f"no prompt in this Kimi CLI session ({ledger.describe()})")
-    raw_id = path.parent.name
-    cwd = _working_folder(path)
+        raise NothingToImport(f"no prompt in this Kimi session ({ledger.describe()})")
+    if isinstance(reader, JournalReader):
+        raw_id, cwd = path.parent.parent.parent.name, reader.cwd
+        title = _json_text(path.parent.parent.parent / "state.json", "title")
+    else:
+        raw_id, cwd = path.parent.name, _working_folder(path)
+        title = _json_text(path.parent / "state.json", "custom_title")
     record: dict[str, Any] = {"sessionId": safe_session_id(ID_PREFIX, raw_id), "channel": CHANNEL,
                               "messages": reader.messages,
                               "origin": origin(NAME, raw_id, cwd, path)}
-    title = _custom_title(path) or reader.title(TITLE_CHARS)
+    title = title or reader.title(TITLE_CHARS)
     if title:
         record["title"] = title
     if folder_name(cwd):
@@ -107,10 +123,7 @@ def _nothing_unless_a_session(path: Path, items: list[tuple[int, Any]], ledger: 
     reason = ("a sub-agent's wire log: its parent's Agent tool call holds its task and report"
               if _sub_agent(path) else
               "Kimi's model context (context.jsonl): the session is read from wire.jsonl beside "
-              "it" if isinstance(first, dict) and "role" in first else
-              "a Kimi Code wire log (turn.prompt, context.append_loop_event): not read"
-              if any(isinstance(i, dict) and "." in str(i.get("type", "")) for _, i in items[:5])
-              else None)
+              "it" if isinstance(first, dict) and "role" in first else None)
     if reason is None:
         return
     for number, _ in items:
@@ -119,13 +132,22 @@ def _nothing_unless_a_session(path: Path, items: list[tuple[int, Any]], ledger: 
 
 
 def _sub_agent(path: Path) -> bool:
-    return path.parent.parent.name == "subagents"
+    """A sub-agent's log: Kimi CLI's `subagents/<id>/`, Kimi Code's `agents/<id>/` but main."""
+    return path.parent.parent.name == "subagents" or (
+        path.parent.parent.name == "agents" and path.parent.name != MAIN_AGENT)
 
 
-def _custom_title(path: Path) -> str | None:
-    """The title set with /title, in `state.json` beside the log."""
-    value = _json(path.parent / "state.json")
-    title = value.get("custom_title") if isinstance(value, dict) else None
+def _kimi_code(path: Path, items: list[tuple[int, Any]]) -> bool:
+    """A Kimi Code journal: in its agent folder, or holding its records."""
+    return path.parent.parent.name == "agents" or any(
+        is_journal_record(item) for _, item in items[:30])
+
+
+def _json_text(path: Path, key: str) -> str | None:
+    """A title kept in a JSON file beside the log (`custom_title`, set with /title, or Kimi
+    Code's `title`)."""
+    value = _json(path)
+    title = value.get(key) if isinstance(value, dict) else None
     return title.strip() if isinstance(title, str) and title.strip() else None
 
 
@@ -169,12 +191,21 @@ def _sub_agent_record(value: Any) -> bool:
             and isinstance(value.get("launch_spec"), dict))
 
 
+def _kimi_code_state(value: Any) -> bool:
+    """Kimi Code's `state.json` of a session: its title, times and agents."""
+    return (isinstance(value, dict) and isinstance(value.get("agents"), dict)
+            and "createdAt" in value and ("title" in value or "lastPrompt" in value))
+
+
 FORMAT = Format(
     name=NAME, channel=CHANNEL, stored_as=(Storage.LINES,),
-    default_paths=default_paths, is_candidate=is_candidate, environment=("KIMI_SHARE_DIR",),
+    default_paths=default_paths, is_candidate=is_candidate,
+    environment=("KIMI_SHARE_DIR", "KIMI_CODE_HOME"),
     resume=Resume("kimi -r {id}", "Kimi CLI finds a session by its working folder: run it in cwd"),
     sniff_line=looks_like, sniff_header=looks_like_header, read_lines=parse,
     metadata=(Metadata("kimi-state", "Kimi CLI session state (state.json)", _session_state),
               Metadata("kimi-work-dirs", "Kimi CLI work directories (kimi.json)", _work_dirs),
               Metadata("kimi-sub-agent", "Kimi CLI sub-agent record (meta.json)",
-                       _sub_agent_record)))
+                       _sub_agent_record),
+              Metadata("kimi-code-state", "Kimi Code session state (state.json)",
+                       _kimi_code_state)))

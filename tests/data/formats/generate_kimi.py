@@ -7,7 +7,9 @@ kimi/share/sessions/<md5(cwd)>/<id>/wire.jsonl         a session's wire log (wha
                                    /context.jsonl      the model's context (not read)
                                    /state.json         its custom title
                                    /subagents/<id>/    a sub-agent's own log (not read)
-kimi/kimi-code/sessions/wd_.../agents/main/wire.jsonl  Kimi Code's other shape (not read)
+kimi/kimi-code/sessions/wd_<slug>_<hash>/<id>/state.json            Kimi Code: the title
+                                             /agents/main/wire.jsonl  the session's journal
+                                             /agents/agent-0/...      a sub-agent's (not read)
 """
 
 from __future__ import annotations
@@ -25,6 +27,8 @@ NOTES = "7a2b3c4d-5e6f-4a70-9b81-0c1d2e3f4a5b"
 IDLE = "8b3c4d5e-6f70-4b81-8c92-1d2e3f4a5b6c"
 AGENT = "a1b2c3d4"
 T0 = 1773480000.0  # 2026-03-14T09:20:00Z
+CODE_SESSION = "session_3c9d2e1f-4a5b-4c6d-8e7f-9a0b1c2d3e4f"
+CODE_T0 = 1773734400000  # 2026-03-17T08:00:00Z, in ms as Kimi Code writes times
 
 
 def bucket(cwd: str) -> str:
@@ -140,12 +144,75 @@ def kimi() -> None:
     write_lines(SHARE / "sessions" / bucket(NOTES_CWD) / NOTES / "wire.jsonl", notes_session())
     write_lines(SHARE / "sessions" / bucket(NOTES_CWD) / IDLE / "wire.jsonl",
                 [HEADER, rec(900, "TurnBegin", user_input=""), rec(901, "StatusUpdate", **STATUS)])
-    code = (ROOT / "kimi-code" / "sessions" / "wd_ledger_057f5c09ee3f" / "session_9c1d" / "agents"
-            / "main" / "wire.jsonl")
-    write_lines(code, [{"type": "metadata", "protocol_version": "1.5", "created_at": 1786452160239},
-                       {"type": "turn.prompt", "input": [text("hi")], "origin": {"kind": "user"},
-                        "time": 1786452160300}])
+    kimi_code()
 
+
+def journal(offset: int, kind: str, **payload: object) -> dict:
+    return {"type": kind, "agentId": "main", **payload, "time": CODE_T0 + offset * 1000}
+
+
+def loop(offset: int, **event: object) -> dict:
+    return journal(offset, "context.append_loop_event", event=event)
+
+
+def kimi_code_journal() -> list[dict]:
+    """A Kimi Code session: a prompt and its copy in the context, thinking, a tool and its
+    result, a prompt the agent sent itself, a screenshot, a cancelled turn, a record type of a
+    later release, a torn line."""
+    step1, step2, step3 = "st-1", "st-2", "st-3"
+    return [{"type": "metadata", "protocol_version": "1.5", "created_at": CODE_T0},
+            journal(1, "config.update", cwd=LEDGER_CWD, profileName="agent",
+                    systemPrompt="You are Kimi."),
+            journal(2, "tools.set_active_tools", names=["Shell", "ReadFile"]),
+            journal(10, "turn.prompt", input=[text("Why is the nightly export slow?")],
+                    origin="user"),
+            journal(11, "context.append_message", message={
+                "role": "user", "content": [text("Why is the nightly export slow?")],
+                "toolCalls": []}),
+            loop(20, type="step.begin", uuid=step1, turnId="t1", step=0),
+            loop(21, type="content.part", stepUuid=step1, part={"type": "think",
+                                                                "think": "Profile it."}),
+            loop(22, type="content.part", stepUuid=step1, part=text("Profiling first.")),
+            loop(23, type="tool.call", stepUuid=step1, toolCallId="call_1", name="Shell",
+                 args={"command": "py-spy top --pid 4242"}),
+            loop(24, type="step.end", uuid=step1, turnId="t1", step=0, finishReason="tool_use"),
+            loop(30, type="tool.result", toolCallId="call_1",
+                 result={"output": "81% in ledger.money.to_decimal", "isError": False}),
+            loop(31, type="step.begin", uuid=step2, turnId="t1", step=1),
+            loop(32, type="content.part", stepUuid=step2,
+                 part=text("to_decimal parses every row's string; cache the parsed rates.")),
+            loop(33, type="step.end", uuid=step2, turnId="t1", step=1, finishReason="end_turn"),
+            journal(34, "usage.record", model="kimi-k2", usage={
+                "inputOther": 900, "output": 80, "inputCacheRead": 0, "inputCacheCreation": 0},
+                usageScope="turn"),
+            journal(35, "turn.ended", turnId=1, reason="completed"),
+            journal(40, "turn.prompt", input=[text("Continue the background task.")],
+                    origin="system_trigger"),
+            journal(60, "turn.prompt", input=[{"type": "image_url", "image_url": {
+                "url": "data:image/png;base64,iVBO"}}], origin={"kind": "user"}),
+            journal(61, "context.append_message", message={
+                "role": "user", "content": [{"type": "image_url"}], "toolCalls": []}),
+            loop(62, type="step.begin", uuid=step3, turnId="t3", step=0),
+            loop(63, type="content.part", stepUuid=step3,
+                 part=text("The chart shows the export at 40 s, down from 9 min.")),
+            journal(64, "turn.cancel", turnId=3, target="active", reason="user_cancelled"),
+            journal(65, "tower_mode.enter")]
+
+
+def kimi_code() -> None:
+    session = ROOT / "kimi-code" / "sessions" / "wd_ledger_057f5c09ee3f" / CODE_SESSION
+    write_lines(session / "agents" / "main" / "wire.jsonl", kimi_code_journal(),
+                torn='{"type": "context.append_loop_ev')
+    write_lines(session / "agents" / "agent-0" / "wire.jsonl", [
+        {"type": "metadata", "protocol_version": "1.5", "created_at": CODE_T0 + 25_000},
+        {"type": "turn.prompt", "agentId": "agent-0", "input": [text("Profile the export")],
+         "origin": "task", "time": CODE_T0 + 26_000}])
+    (session / "state.json").write_text(dump({
+        "createdAt": "2026-03-17T08:00:00.000Z", "updatedAt": "2026-03-17T08:01:05.000Z",
+        "title": "Nightly export speed", "isCustomTitle": False,
+        "lastPrompt": "Why is the nightly export slow?",
+        "agents": {"main": {"type": "main", "parentAgentId": None},
+                   "agent-0": {"type": "sub", "parentAgentId": "main"}}, "custom": {}}), "utf-8")
 
 if __name__ == "__main__":
     kimi()
