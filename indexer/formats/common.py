@@ -42,7 +42,7 @@ READERS_VERSION = 3
 # every format `recall import` and `recall watch --format` take (registry.py checks the list)
 FORMAT_NAMES = ("claude-code", "codex", "gemini", "cursor", "aider", "cline", "opencode", "copilot",
                 "openclaw", "chatgpt", "zed", "kimi", "goose", "crush", "qwen", "continue", "warp",
-                "windsurf", "grok", "kiro")
+                "windsurf", "grok", "kiro", "amp")
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from indexer.formats import (
     aider,
+    amp,
     chatgpt,
     claude_code,
     cline,
@@ -40,7 +41,8 @@ FORMATS: list[Format] = [claude_code.FORMAT, codex.FORMAT, gemini.FORMAT, cursor
                          aider.FORMAT, cline.FORMAT, opencode.FORMAT, copilot.FORMAT,
                          openclaw.FORMAT, chatgpt.FORMAT, zed.FORMAT, kimi.FORMAT,
                          goose.FORMAT, crush.FORMAT, qwen.FORMAT,
-                         continuedev.FORMAT, warp.FORMAT, windsurf.FORMAT, grok.FORMAT, kiro.FORMAT]
+                         continuedev.FORMAT, warp.FORMAT, windsurf.FORMAT, grok.FORMAT, kiro.FORMAT,
+                         amp.FORMAT]
 
 # the names are also in common.py, which the command line reads without loading the readers
 if tuple(f.name for f in FORMATS) != FORMAT_NAMES:
