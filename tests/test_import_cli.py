@@ -148,7 +148,9 @@ def test_index_recognizes_every_format(recall) -> None:
     stats = json.loads(recall("stats", "--json").stdout)
     assert stats["channels"] == {"aider": 2, "chatgpt": 3, "claude-code": 2, "codex": 3,
                                  "gemini": 2, "telegram": 1, "webchat": 1, "cursor": 8,
-                                 "cline": 6, "opencode": 6, "copilot": 7}
+                                 "cline": 6, "opencode": 6, "copilot": 7, "zed": 5, "kimi": 3,
+                                 "goose": 5, "crush": 3, "windsurf": 3, "warp": 3, "qwen": 3,
+                                 "continue": 2, "grok": 2, "kiro": 3, "amp": 2}
     assert report["indexed"] == sum(stats["channels"].values())  # every session, once
     # each file read has its ledger, and it adds up
     assert all(f["records"] == f["imported"] + f["merged"] + sum(f["left_out"].values())
@@ -157,7 +159,7 @@ def test_index_recognizes_every_format(recall) -> None:
 
 
 @pytest.mark.parametrize("args,status,message", [
-    (["import", "windsurf", "--dry-run"], 2, "Invalid value for '[FORMAT]': 'windsurf' is not one of"),
+    (["import", "notepad", "--dry-run"], 2, "Invalid value for '[FORMAT]': 'notepad' is not one of"),
     (["import", "chatgpt", str(GPT), "--since", "yesterday"], 1, "cannot read date"),
     (["import", "chatgpt", str(GPT), "--tool-chars", "-1"], 1, "must not be negative"),
     (["import", "openclaw", "/no/such/folder"], 1, "no such file or folder"),
