@@ -215,6 +215,10 @@ def test_sources_names_cascades_encrypted_files_with_their_count(
     listed = {s["format"]: s for s in json.loads(recall("sources", "--json").stdout)}
     assert listed["windsurf"]["unreadable"] == [
         {"what": "Cascade conversations (encrypted)", "folder": str(cascade), "files": 2}]
+    # and an import says so too, beside finding nothing it can read
+    ran = recall("import", "windsurf", ok=False)
+    assert ran.returncode == 1 and "no windsurf transcripts at" in ran.stderr
+    assert f"2 Cascade conversations (encrypted) in {cascade} cannot be read" in ran.stderr
 
 
 def test_an_imported_chat_reopens_from_the_editor() -> None:

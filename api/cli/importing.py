@@ -107,6 +107,7 @@ def _import_format(service: RecallService, fmt: str, paths: tuple[Path, ...],
     roots = list(paths) or default_paths(fmt)
     missing = [p for p in roots if not p.exists()]
     if not paths:  # a format may keep transcripts in several places; one is enough
+        _say_what_cannot_be_read(fmt)
         if len(missing) == len(roots):
             raise InvalidInput(f"no {fmt} transcripts at {' or '.join(map(str, missing))} "
                                "(give a PATH)")
@@ -160,6 +161,15 @@ def sources(as_json: bool) -> int:
         for u in s.unreadable:  # present, but not readable by recall: said, not passed over
             print(f"{'':<12} {u.files:>6} files  not readable: {u.what}  {u.folder}")
     return 0
+
+
+def _say_what_cannot_be_read(fmt: str) -> None:
+    """Files the agent keeps that recall cannot read (Windsurf's encrypted Cascade
+    conversations), named on stderr rather than passed over in silence."""
+    from indexer.formats.importer import unreadable_files
+
+    for u in unreadable_files(fmt):
+        print(f"recall: {u.files} {u.what} in {u.folder} cannot be read", file=sys.stderr)
 
 
 def _places(paths: list[str], shown: int = 2) -> str:

@@ -20,7 +20,8 @@ from indexer.formats.sources import Rejection, discover, normalize, read_path
 from models import InvalidInput, RecallError
 
 __all__ = ["FORMAT_NAMES", "Explained", "FileRead", "FoundSource", "Preview", "PreviewSession",
-           "UnreadableFiles", "candidate_files", "default_paths", "explain", "find_sources", "preview"]
+           "UnreadableFiles", "candidate_files", "default_paths", "explain", "find_sources", "preview",
+           "unreadable_files"]
 
 log = logging.getLogger(__name__)
 
@@ -64,16 +65,17 @@ def find_sources(home: Path | None = None,
         newest = time.strftime("%Y-%m-%d", time.localtime(max(times))) if times else None
         out.append(FoundSource(fmt.name, [str(p) for p in found],
                                [str(p) for p in roots if not p.exists()], len(files), newest,
-                               list(fmt.environment), _unreadable(fmt, home, env)))
+                               list(fmt.environment), unreadable_files(fmt.name, home, env)))
     return out
 
 
-def _unreadable(fmt: Format, home: Path | None,
-                env: Mapping[str, str] | None) -> list[UnreadableFiles]:
-    """The files of `fmt` that cannot be read, counted in each folder that has some."""
+def unreadable_files(fmt: str, home: Path | None = None,
+                     env: Mapping[str, str] | None = None) -> list[UnreadableFiles]:
+    """The files of the format's agent that cannot be read (encrypted), counted in each of its
+    folders that has some."""
     environment = dict(os.environ if env is None else env)
     out = []
-    for kind in fmt.unreadable:
+    for kind in _format(fmt).unreadable:
         for folder in kind.folders(home or Path.home(), environment):
             count = sum(1 for p in folder.glob(kind.pattern) if p.is_file()) \
                 if folder.is_dir() else 0
