@@ -16,7 +16,7 @@ from indexer.formats.amp import FORMAT
 from indexer.formats.importer import candidate_files, default_paths
 from indexer.formats.ledger import Ledger
 from indexer.formats.sources import RawSession, load_file, normalize, read_transcripts
-from models import InvalidSession, SearchRequest
+from models import InvalidSession, SearchRequest, parse_time
 
 from .helpers import FORMATS, make_service
 
@@ -98,6 +98,14 @@ def test_an_empty_thread_has_nothing_to_import() -> None:
     with pytest.raises(NothingToImport):
         read_transcripts(EMPTY, EMPTY.read_text("utf-8"), ImportOptions(format="amp"))
     assert load_file(EMPTY, EMPTY.read_bytes(), 10_000_000) == []
+
+
+def test_a_thread_without_its_creation_time_is_dated_by_its_file(tmp_path: Path) -> None:
+    path = tmp_path / "T-7a7a.json"
+    path.write_text(json.dumps({"v": 3, "id": "T-7a7a", "messages": [
+        {"role": "user", "content": [{"type": "text", "text": "hello"}]}]}), "utf-8")
+    r = record(path)
+    assert r["date"] == str(parse_time(path.stat().st_mtime))[:10]
 
 
 def test_a_document_that_is_not_a_thread_is_refused(tmp_path: Path) -> None:

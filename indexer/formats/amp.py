@@ -65,16 +65,16 @@ def is_candidate(path: Path) -> bool:
 
 
 def looks_like(value: Any, path: Path | None = None) -> bool:
-    """A thread: a `T-` id, its creation time and its list of messages."""
+    """A thread: a `T-` id, its list of messages, and its creation time or format version."""
     return (isinstance(value, dict) and isinstance(value.get("id"), str)
             and _THREAD_ID.fullmatch(value["id"]) is not None
             and isinstance(value.get("messages"), list)
-            and isinstance(value.get("created"), int | float))
+            and (isinstance(value.get("created"), int | float) or isinstance(value.get("v"), int)))
 
 
 def parse(path: Path, value: Any, options: ImportOptions, ledger: Ledger) -> list[Transcript]:
     if not looks_like(value):
-        raise InvalidSession("not an Amp thread: no T- id, created time and messages")
+        raise InvalidSession("not an Amp thread: no T- id, messages and created time or version")
     messages: list[dict[str, Any]] = []
     tool_names: dict[str, str] = {}
     for n, message in enumerate(value["messages"]):
@@ -90,7 +90,9 @@ def parse(path: Path, value: Any, options: ImportOptions, ledger: Ledger) -> lis
     record: dict[str, Any] = {"sessionId": safe_session_id(ID_PREFIX, value["id"]),
                               "channel": CHANNEL, "messages": messages,
                               "origin": origin(NAME, value["id"], cwd, path)}
-    started = parse_time(value["created"])
+    started = parse_time(value.get("created"))
+    if not started and not any("time" in m for m in messages):
+        started = _modified(path)  # a thread without its creation time: when it was last written
     if started:
         record["date"] = started[:10]
     project = folder_name(cwd) or _tree(value).get("displayName")
@@ -182,6 +184,13 @@ def _shown(value: Any) -> str:
         return "\n".join(b["text"] if isinstance(b.get("text"), str) else f"[{label(b['type'])}]"
                          for b in value)
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
+
+
+def _modified(path: Path) -> str | None:
+    try:
+        return parse_time(path.stat().st_mtime)
+    except OSError:
+        return None
 
 
 def _time(message: dict[str, Any]) -> str | None:
