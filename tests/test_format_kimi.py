@@ -4,6 +4,7 @@ they live, and the pipeline from the fixture folder to search results."""
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 from typing import Any
@@ -197,3 +198,17 @@ def test_indexed_sessions_are_searchable_and_reimport_skips_them(tmp_path: Path)
         assert hits[0].session_id == f"kimi-{session}", query
     again = service.index([source])
     assert (again.indexed, again.unchanged) == (0, again.files - 1)
+
+
+def test_watch_archives_its_sessions_from_the_default_location(
+        tmp_path: Path, recall: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    share, code = tmp_path / "share", tmp_path / "code"
+    shutil.copytree(KIMI / "share", share)
+    shutil.copytree(KIMI / "kimi-code", code)
+    monkeypatch.setenv("KIMI_SHARE_DIR", str(share))
+    monkeypatch.setenv("KIMI_CODE_HOME", str(code))
+    ran = recall("watch", "--format", "kimi", "--once", "--quiet", "0")
+    assert "indexed 3 sessions" in ran.stderr
+    for session in (MAIN_ID, NOTES_ID, CODE_ID):
+        shown = json.loads(recall("show", f"kimi-{session}", "--json").stdout)
+        assert shown["channel"] == "kimi"
