@@ -40,7 +40,7 @@ _EVENTS = {"plan": "plan", "available_commands_update": "interface state",
            "tool_call_delta_chunk": "tool call fragment",
            # a sub-agent's own session is a session directory of its own
            "subagent_spawned": "sub-agent event", "subagent_finished": "sub-agent event"}
-_MEDIA = {"image": "[image]", "audio": "[audio]"}
+_MEDIA = {"image": "[image]", "image_url": "[image]", "audio": "[audio]"}
 
 
 def is_update(item: Any) -> bool:
@@ -115,8 +115,10 @@ class Reader:
         self.thought.append(text)
 
     def tool_call(self, where: str, update: dict[str, Any], time: str | None) -> None:
-        call_id, title = update.get("toolCallId"), update.get("title")
-        name = title if isinstance(title, str) and title.strip() else update.get("kind")
+        call_id = update.get("toolCallId")
+        # the tool's own name where Grok adds it (`toolName`), else ACP's title or kind
+        name = next((v for v in (update.get("toolName"), update.get("title"), update.get("kind"))
+                     if isinstance(v, str) and v.strip()), None)
         if isinstance(call_id, str):
             self.tools[call_id] = str(name or "tool")
         self.reply_opened(time)
