@@ -7,8 +7,8 @@ scaffolding analysis.py removes) and become the stems of their English glosses; 
 words (and two-word phrases: "time zone") become the Chinese words glossed as them. A word with
 many translations is ambiguous, so each of its translations weighs less: 1 / n ** power, over the
 n (at most MAX_CANDIDATES) that occur in the archive at all. Words the dictionary does not know
-(names, identifiers, numbers) stay as they are, at PASSTHROUGH_WEIGHT: they read the same in
-both languages.
+(names, identifiers, numbers) stay as they are, at PASSTHROUGH_WEIGHT, when some other word
+translates: they read the same in both languages.
 """
 
 from __future__ import annotations
@@ -25,10 +25,13 @@ from models import SearchFilters
 __all__ = ["AMBIGUITY_POWER", "MAX_CANDIDATES", "PASSTHROUGH_WEIGHT", "Translation",
            "search_translated", "translate", "weighted_terms"]
 
-# Chosen on the tune half of eval/ (docs/benchmarks.md, "A dictionary across languages").
-MAX_CANDIDATES = 4
+# Chosen on the tune half of eval/ and LoCoMo conversations 26-44 (docs/benchmarks.md, "A
+# dictionary across languages"): 2 translations a word ranked as well as 4 or 8; names kept
+# at 0.5 or 1.0 put more answers first than none, and only beside a translation did they
+# leave LoCoMo (English only) as it was.
+MAX_CANDIDATES = 2
 AMBIGUITY_POWER = 1.0
-PASSTHROUGH_WEIGHT = 1.0
+PASSTHROUGH_WEIGHT = 0.5
 
 # whether a term (or every term of a phrase) occurs in a field of the archive
 Occurs = Callable[[str, tuple[str, ...]], bool]
@@ -58,7 +61,9 @@ def translate(terms: QueryTerms, occurs: Occurs | None = None) -> list[Translati
         if found:
             translated.update(key.split())
             out += found
-    if PASSTHROUGH_WEIGHT:  # names, identifiers and numbers read the same in both languages
+    # Names, identifiers and numbers read the same in both languages; they join a query that
+    # translates into the archive's words at all (else the list would repeat the keyword one).
+    if PASSTHROUGH_WEIGHT and out:
         kept = [t for t in terms.body if not is_cjk_text(t) and t not in translated]
         out += [Translation(t, "body", (t,), PASSTHROUGH_WEIGHT) for t in kept]
     best: dict[tuple[str, tuple[str, ...]], Translation] = {}

@@ -73,8 +73,8 @@ def test_the_dictionary_is_read_once(monkeypatch: pytest.MonkeyPatch) -> None:
     made: list[Dictionary] = []
     real = dictionary_module.Dictionary
 
-    def counting(text: str) -> Dictionary:
-        made.append(real(text))
+    def counting(data: bytes) -> Dictionary:
+        made.append(real(data))
         return made[-1]
 
     monkeypatch.setattr(dictionary_module, "Dictionary", counting)

@@ -27,7 +27,7 @@ __all__ = [
     "analyze_query",
     "is_cjk_text",
     "match_spans",
-    "stem",
+    "stem_words",
 ]
 
 
@@ -90,7 +90,9 @@ def _stem(word: str) -> str:
     return _STEMMER.stemWord(word)
 
 
-stem = _stem  # the one stemmer, for the dictionary's glosses (indexer/text/dictionary.py)
+def stem_words(words: list[str]) -> list[str]:
+    """The stems of many words in one call: the dictionary's glosses (indexer/text/dictionary.py)."""
+    return list(_STEMMER.stemWords(words))
 
 
 def _bigrams(run: str) -> list[str]:

@@ -12,22 +12,24 @@ from __future__ import annotations
 import gzip
 import importlib.util
 import re
+import sys
 import threading
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from indexer.text.analysis import STOP_WORDS, stem
+from indexer.text.analysis import STOP_WORDS, stem_words
 
 __all__ = ["Dictionary", "Sense", "dictionary", "dictionary_path"]
 
 _FILE = "cedict_1_0_ts_utf-8_mdbg.txt.gz"
-# one entry: traditional, simplified, [pinyin], /gloss/gloss/.../
-_ENTRY = re.compile(r"^(\S+) (\S+) \[[^\]]*\] /(.*)/\s*$", re.MULTILINE)
+# one entry: traditional, simplified, [pinyin], /gloss/gloss/.../ (matched on the bytes: the
+# text decoded whole would be a 4-byte-a-character string of 36 MB)
+_ENTRY = re.compile(rb"^(\S+) (\S+) \[[^\]]*\] /(.*)/\r?$", re.MULTILINE)
 _HAN = re.compile("[\u4e00-\u9fff]")
 # a gloss of one or two words, maybe with "to" or an article before and a note after
-_SHORT_GLOSS = re.compile(r"^(?:to |an? |the )?([a-z][a-z'-]*)(?: ([a-z][a-z'-]*))?"
-                          r"(?: \([^()\n]*\))?\t(\S+)\t(\d+)\t(\d+)$", re.MULTILINE)
+_SHORT_GLOSS = re.compile(r"(?:^|/)(?:to |an? |the )?([a-z][a-z'-]*)(?: ([a-z][a-z'-]*))?"
+                          r"(?: \([^()/]*\))?(?=/|$)")
 _NOTE = re.compile(r"\([^()]*\)")  # "(computing) to lag", "server (computer)"
 _WORD = re.compile(r"[a-z][a-z'-]*")
 # glosses that point elsewhere or name a measure word instead of giving a meaning
@@ -52,20 +54,24 @@ class Sense:
 
 
 class Dictionary:
-    """Chinese words to their senses, and English stems (one word or two) to Chinese words."""
+    """Chinese words (simplified and traditional) to their senses, and English stems (one word
+    or two) to simplified Chinese words."""
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, data: bytes) -> None:
         self._glosses: dict[str, str] = {}
-        # the simplified words with Chinese in them: what the reversed side offers
-        self._simplified: list[tuple[str, str]] = []
-        for traditional, simplified, glosses in _ENTRY.findall(text):
-            if _HAN.search(simplified):
-                self._simplified.append((simplified, glosses.lower()))
-            for word in dict.fromkeys((simplified, traditional)):
+        self._simplified: list[str] = []  # what the reversed side offers
+        for traditional, simplified, glosses in _ENTRY.findall(data):
+            text = glosses.decode()
+            words = [sys.intern(simplified.decode())]
+            if words[0] not in self._glosses and _HAN.search(words[0]):
+                self._simplified.append(words[0])
+            if traditional != simplified:
+                words.append(traditional.decode())
+            for word in words:
                 known = self._glosses.get(word)
-                self._glosses[word] = glosses if known is None else f"{known}/{glosses}"
+                self._glosses[word] = text if known is None else f"{known}/{text}"
         self.longest = max(map(len, self._glosses), default=1)
-        self._reversed: dict[str, list[tuple[str, str, str]]] | None = None
+        self._reversed: dict[str, tuple[str, ...]] | None = None
         self._lock = threading.Lock()
 
     def __contains__(self, word: str) -> bool:
@@ -91,36 +97,36 @@ class Dictionary:
         return _senses(glosses) if glosses else ()
 
     def chinese(self, key: str) -> tuple[str, ...]:
-        """The Chinese words one of whose glosses is exactly `key` (stems joined by a space:
-        "budget", "time zone"), the likeliest first: where that gloss comes first, of two
-        characters, in words of fewer senses."""
+        """The simplified Chinese words one of whose glosses is exactly `key` (stems joined by
+        a space: "budget", "time zone"), the likeliest first: where that gloss comes first, of
+        two characters, in words of fewer senses."""
         if self._reversed is None:
             with self._lock:
                 if self._reversed is None:
                     self._reversed = self._reverse()
-        found = self._reversed.get(key)
-        if not found:
-            return ()
-        return tuple(dict.fromkeys(w for _p, _l, _n, w in sorted(
-            (int(p), abs(len(w) - 2), int(n), w) for w, p, n in found)))
+        return self._reversed.get(key, ())
 
-    def _reverse(self) -> dict[str, list[tuple[str, str, str]]]:
-        # Only glosses of one or two words can translate an English query word. One line per
-        # gloss, then one regex over them all: the matching runs in C, and ranking waits for
-        # the few keys a query asks for.
-        lines = "\n".join(f"{gloss}\t{word}\t{position}\t{len(parts)}"
-                          for word, glosses in self._simplified
-                          for parts in (glosses.replace("; ", "/").split("/"),)
-                          for position, gloss in enumerate(parts))
-        stems: dict[str, str] = {}
-        found: dict[str, list[tuple[str, str, str]]] = {}
-        for first, second, word, position, senses in _SHORT_GLOSS.findall(lines):
-            words = [w for w in (first, second) if w and w not in _FILLER]
-            if not words:
-                continue
-            key = " ".join([stems.get(w) or stems.setdefault(w, stem(w)) for w in words])
-            found.setdefault(key, []).append((word, position, senses))
-        return found
+    def _reverse(self) -> dict[str, tuple[str, ...]]:
+        # Only glosses of one or two words can translate an English query word: one regex call
+        # a word finds them, and the stems of all their words come from one call.
+        found: list[tuple[str, str, str, int, int]] = []
+        for word in self._simplified:
+            glosses = self._glosses[word].lower().replace("; ", "/")
+            senses = glosses.count("/") + 1
+            for match in _SHORT_GLOSS.finditer(glosses):
+                first, second = match.groups()
+                found.append((first, second or "", word, glosses.count("/", 0, match.start()),
+                              senses))
+        vocabulary = sorted({w for f in found for w in f[:2] if w and w not in _FILLER})
+        stems = dict(zip(vocabulary, stem_words(vocabulary), strict=True))
+        ranked: dict[str, list[tuple[int, int, int, str]]] = {}
+        for first, second, word, position, senses in found:
+            key = " ".join(stems[w] for w in (first, second) if w in stems)
+            if key:
+                ranked.setdefault(key, []).append((position, abs(len(word) - 2), senses, word))
+        self._simplified = []  # only this needed them
+        return {key: tuple(dict.fromkeys(r[3] for r in sorted(ranks)))
+                for key, ranks in ranked.items()}
 
 
 @lru_cache(maxsize=50_000)
@@ -131,7 +137,7 @@ def _senses(glosses: str) -> tuple[Sense, ...]:
         if not gloss or "[" in gloss or "|" in gloss or gloss.startswith(_SKIP):
             continue  # a cross-reference, a measure word, a pointer to another entry
         words = [w.strip("'-") for w in _WORD.findall(_NOTE.sub(" ", gloss))]
-        stems = tuple(dict.fromkeys(stem(w) for w in words if w and w not in _FILLER))
+        stems = tuple(dict.fromkeys(stem_words([w for w in words if w and w not in _FILLER])))
         if stems and len(stems) <= _MAX_GLOSS_WORDS and stems not in kept:
             kept.append(stems)
     return tuple(Sense(stems, i, len(kept)) for i, stems in enumerate(kept))
@@ -156,6 +162,5 @@ def dictionary() -> Dictionary:
     if _loaded is None:
         with _loading:
             if _loaded is None:
-                with gzip.open(dictionary_path(), "rt", encoding="utf-8") as f:
-                    _loaded = Dictionary(f.read())
+                _loaded = Dictionary(gzip.decompress(dictionary_path().read_bytes()))
     return _loaded
