@@ -155,7 +155,7 @@ class Searcher:
         translated: Future[list[KeywordHit]] | None = None
         if use_keyword and self.translates:  # a cold process reads the dictionary there
             translated = self._pool.submit(search_translated, gen.keyword, terms,
-                                           request.filters, KEYWORD_CANDIDATES)
+                                           request.filters, KEYWORD_CANDIDATES, self.data.cache)
         vector: np.ndarray | None = None
         searches: list[VectorSearch] = []
         if use_vectors:

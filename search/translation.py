@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from itertools import pairwise
+from pathlib import Path
 
 from indexer.stores.keyword import KeywordHit, KeywordIndex, WeightedTerms
 from indexer.text.analysis import QueryTerms, analyze, is_cjk_text
@@ -108,8 +109,10 @@ def _weighed(source: str, options: list[tuple[str, tuple[str, ...]]],
 
 
 def search_translated(keyword: KeywordIndex, terms: QueryTerms, filters: SearchFilters,
-                      limit: int) -> list[KeywordHit]:
-    """The archive's best hits for the translated query, under the request's filters."""
+                      limit: int, cache_dir: Path | None = None) -> list[KeywordHit]:
+    """The archive's best hits for the translated query, under the request's filters; the
+    dictionary's tables are kept in `cache_dir` for the next process."""
+    dictionary(cache_dir)
     known: dict[tuple[str, str], bool] = {}
 
     def occurs(field: str, tokens: tuple[str, ...]) -> bool:

@@ -88,6 +88,24 @@ def test_the_dictionary_is_read_once(monkeypatch: pytest.MonkeyPatch) -> None:
     assert dictionary() is made[0]
 
 
+def test_a_cache_folder_keeps_both_sides_for_the_next_process(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(dictionary_module, "_loaded", None)
+    built = dictionary(tmp_path)
+    assert len(list(tmp_path.glob("cedict-*.marshal"))) == 1
+    monkeypatch.setattr(dictionary_module, "_loaded", None)
+
+    def no_parsing(data: bytes) -> bytes:
+        raise AssertionError("the cache should have been read")
+
+    monkeypatch.setattr(dictionary_module.gzip, "decompress", no_parsing)
+    cached = dictionary(tmp_path)
+    assert cached is not built
+    assert cached.chinese("budget") == built.chinese("budget") == ("预算",)
+    assert cached.senses("数据库") == built.senses("数据库")
+    assert cached.words("数据库迁移方案") == ["数据库", "迁移", "方案"]
+
+
 def _session(session_id: str, day: str, texts: list[str]) -> dict:
     return {"sessionId": session_id, "date": day, "channel": "cli",
             "participants": ["Lin", "Atlas"],

@@ -3,14 +3,18 @@ LICENSES/cc-cedict.md), read straight from its gzip file: Chinese words with the
 glosses, and, reversed, English words with the Chinese words that gloss as them.
 
 Loaded on first use, once per process and under a lock (searches run on several threads); the
-reversed side, the costlier half, only when an English word is first looked up. Offline and
-deterministic: the same file gives the same answers in the same order.
+reversed side, the costlier half, only when an English word is first looked up. Given a cache
+folder (the data directory's `cache/`), the first process leaves both sides there and the next
+ones read them in a fraction of the time. Offline and deterministic: the same file gives the
+same answers in the same order.
 """
 
 from __future__ import annotations
 
 import gzip
 import importlib.util
+import marshal
+import os
 import re
 import threading
 from bisect import bisect_right
@@ -42,6 +46,9 @@ _FILLER = STOP_WORDS | {"sth", "sb", "etc", "oneself", "one's", "someone", "some
                         "i.e", "also", "kind", "sort", "lit", "fig", "esp", "used"}
 # a gloss of more content words is an explanation, not a translation
 _MAX_GLOSS_WORDS = 3
+# what a cache file of the tables holds: a new number when that changes, so an older one is
+# not read
+TABLES_VERSION = 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +78,22 @@ class Dictionary:
         self.longest = max(map(len, self._glosses), default=1)
         self._reversed: dict[str, tuple[str, ...]] | None = None
         self._lock = threading.Lock()
+
+    @classmethod
+    def from_tables(cls, glosses: dict[str, str],
+                    reversed_: dict[str, tuple[str, ...]]) -> Dictionary:
+        """Both sides as `tables` gave them (a cache file)."""
+        made = cls.__new__(cls)
+        made._glosses, made._reversed = glosses, reversed_
+        made.longest = max(map(len, glosses), default=1)
+        made._lock = threading.Lock()
+        return made
+
+    def tables(self) -> tuple[dict[str, str], dict[str, tuple[str, ...]]]:
+        """Both sides, the English one built if it was not."""
+        self.chinese("")
+        assert self._reversed is not None
+        return self._glosses, self._reversed
 
     def __contains__(self, word: str) -> bool:
         return word in self._glosses
@@ -159,11 +182,37 @@ _loaded: Dictionary | None = None
 _loading = threading.Lock()
 
 
-def dictionary() -> Dictionary:
-    """The process's dictionary, read on the first call (about 0.3 s), by one thread."""
+def dictionary(cache_dir: Path | None = None) -> Dictionary:
+    """The process's dictionary, read on the first call by one thread: from `cache_dir` when a
+    process before left its tables there (docs/benchmarks.md has both costs), else from the
+    package's file, and then left there."""
     global _loaded
     if _loaded is None:
         with _loading:
             if _loaded is None:
-                _loaded = Dictionary(gzip.decompress(dictionary_path().read_bytes()))
+                _loaded = _load(cache_dir)
     return _loaded
+
+
+def _load(cache_dir: Path | None) -> Dictionary:
+    source = dictionary_path()
+    path = None
+    if cache_dir is not None:
+        stat = source.stat()
+        path = cache_dir / f"cedict-{TABLES_VERSION}-{stat.st_size}-{stat.st_mtime_ns}.marshal"
+        try:
+            version, glosses, reversed_ = marshal.loads(path.read_bytes())
+            if version == TABLES_VERSION:
+                return Dictionary.from_tables(glosses, reversed_)
+        except (OSError, ValueError, EOFError, TypeError):
+            pass  # not there yet, or damaged: read the dictionary again
+    loaded = Dictionary(gzip.decompress(source.read_bytes()))
+    if path is not None:
+        try:  # best effort: a read-only data directory only costs the reading next time
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+            tmp.write_bytes(marshal.dumps((TABLES_VERSION, *loaded.tables())))
+            os.replace(tmp, path)
+        except OSError:
+            pass
+    return loaded
