@@ -5,6 +5,7 @@ to search results."""
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 from typing import Any
@@ -120,14 +121,53 @@ def test_files_without_a_session_say_why(path: Path, reason: str) -> None:
     assert checked(ledger).totals().records == len(path.read_text("utf-8").strip().split("\n"))
 
 
-@pytest.mark.parametrize(("name", "found"), [
-    ("updates.jsonl", "grok"), ("chat_history.jsonl", "grok"), ("summary.json", "grok-summary"),
-])
+# every file of the fixture's session folder: what detection calls it
+SESSION_FILES = {
+    "updates.jsonl": "grok", "chat_history.jsonl": "grok", "rewind_points.jsonl": "grok",
+    "feedback.jsonl": "grok", "btw_history.jsonl": "grok", "summary.json": "grok-summary",
+    "plan.json": "grok-plan", "signals.json": "grok-signals",
+    "prompt_context.json": "grok-prompt-context",
+    "compaction_checkpoints/0b7c2d4e.json": "grok-compaction",
+    "subagents/019f6a30/meta.json": "grok-subagent",
+    "subagents/019f6a30/output.json": "grok-subagent-output"}
+
+
+def test_the_fixture_holds_every_file_named_here() -> None:
+    assert sorted(str(p.relative_to(MAIN)) for p in MAIN.rglob("*") if p.is_file()) == sorted(
+        SESSION_FILES)
+
+
+@pytest.mark.parametrize(("name", "found"), SESSION_FILES.items())
 def test_its_files_are_recognized_by_content(name: str, found: str, tmp_path: Path) -> None:
     text = (MAIN / name).read_text("utf-8")
     renamed = tmp_path / ("x.jsonl" if name.endswith(".jsonl") else "x.json")
     assert detect_format(renamed, text) == found
     assert len(load_file(renamed, text.encode(), 10_000_000)) == (name == "updates.jsonl")
+
+
+@pytest.mark.parametrize(("name", "reason", "each"), [
+    ("rewind_points.jsonl", "rewind points", "rewind point (file snapshots)"),
+    ("feedback.jsonl", "feedback", "user feedback"),
+    ("btw_history.jsonl", "/btw side questions", "/btw side question"),
+])
+def test_side_lines_are_nothing_to_import(name: str, reason: str, each: str) -> None:
+    ledger, path = Ledger(), MAIN / name
+    with pytest.raises(NothingToImport, match=reason):
+        grok.parse(path, path.read_text("utf-8"), ImportOptions(), ledger)
+    lines = len(path.read_text("utf-8").strip().split("\n"))
+    assert checked(ledger).totals().left_out == {each: lines}
+
+
+def test_recall_index_of_a_grok_home_reads_the_sessions_and_rejects_nothing(recall) -> None:
+    out = json.loads(recall("index", str(GROK / "home"), "--json").stdout)
+    assert (out["indexed"], out["rejected"], out.get("passed_over", [])) == (2, [], [])
+    outcomes = {str(Path(f["path"]).relative_to(SESSIONS)): f["outcome"]
+                for f in out["files_read"]}
+    side = {str(Path(quote("/home/lin/code/ledger", safe=""), MAIN_ID, name)): "empty"
+            for name in SESSION_FILES if name != "updates.jsonl"}
+    assert outcomes == {**side, str(MAIN.relative_to(SESSIONS) / "updates.jsonl"): "read",
+                        str(NOTES.relative_to(SESSIONS) / "updates.jsonl"): "read",
+                        str(IDLE.relative_to(SESSIONS) / "updates.jsonl"): "empty"}
 
 
 def test_a_damaged_file_is_refused_with_its_reason(tmp_path: Path) -> None:

@@ -10,9 +10,11 @@ files of state (plan, signals, rewind points, feedback). Choices:
 
 - The session is read from `updates.jsonl` alone; `summary.json` beside it gives the id, the
   working folder and the title (`generated_title`, else `session_summary`), else the folder's
-  names do and the title is the first prompt. `chat_history.jsonl` (recognized by its first
-  row, the system prompt) and `summary.json` have nothing to import. A sub-agent's session is a
-  session folder of its own, read as any other.
+  names do and the title is the first prompt. `summary.json` and the files of state beside the
+  log (side_files.py: chat history, plan, signals, prompt context, rewind points, feedback, /btw
+  side questions, compaction checkpoints, sub-agents' records) are recognized by content and
+  have nothing to import. A sub-agent's session is a session folder of its own, read as any
+  other.
 - Prompts, replies with their tool calls (compact), each tool's result or failure; thinking only
   with `--thinking`; turns a rewind abandoned, plans, interface events and unknown update types
   are left out and counted.
@@ -37,6 +39,7 @@ from indexer.formats.common import (
     safe_session_id,
 )
 from indexer.formats.contract import Format, Metadata, Resume, Storage
+from indexer.formats.grok.side_files import METADATA, side_lines, starts_side_lines
 from indexer.formats.grok.updates import Reader, is_update
 from indexer.formats.ledger import Ledger
 
@@ -58,20 +61,14 @@ def is_candidate(path: Path) -> bool:
     return path.name == UPDATES
 
 
-def looks_like_chat_history(item: Any) -> bool:
-    """The first row of `chat_history.jsonl`: the system prompt, `{"type": "system", "content"}`
-    (xai-grok-sampling-types' ConversationItem::System)."""
-    return (isinstance(item, dict) and set(item) == {"type", "content"}
-            and item["type"] == "system" and isinstance(item["content"], str))
-
-
 def parse(path: Path, text: str, options: ImportOptions, ledger: Ledger) -> list[Transcript]:
     items = read_transcript_lines(text, ledger)
-    if looks_like_chat_history(items[0][1]):
+    side = side_lines(items[0][1])
+    if side is not None:
+        what, each = side
         for number, _ in items:
-            ledger.left_out(f"line {number}", "Grok's chat history sent to the model")
-        raise NothingToImport("Grok's chat history (chat_history.jsonl): the session is read "
-                              "from updates.jsonl beside it")
+            ledger.left_out(f"line {number}", each)
+        raise NothingToImport(what)
     reader = Reader(options, ledger)
     for number, item in items:
         reader.add(number, item)
@@ -118,6 +115,6 @@ FORMAT = Format(
     name=NAME, channel=CHANNEL, stored_as=(Storage.LINES,),
     default_paths=default_paths, is_candidate=is_candidate, environment=("GROK_HOME",),
     resume=Resume("grok --resume {id}", "Grok looks a session up in its folder: run it in cwd"),
-    sniff_line=is_update, sniff_header=looks_like_chat_history, read_lines=parse,
+    sniff_line=is_update, sniff_header=starts_side_lines, read_lines=parse,
     metadata=(Metadata("grok-summary", "Grok Build session summary (summary.json)",
-                       _session_summary),))
+                       _session_summary), *METADATA))

@@ -5,10 +5,13 @@ own or from generate.py.
 grok/home/sessions/<URL-encoded cwd>/<id>/updates.jsonl       the session's updates (read)
                                          /summary.json        its id, folder and title
                                          /chat_history.jsonl  what was sent to the model (not read)
+                                         /...                 its state (side_files(), not read)
 """
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from urllib.parse import quote
 
 from fixture_io import HERE, dump, write_lines
@@ -102,6 +105,70 @@ def grok() -> None:
     write_lines(ROOT / quote(NOTES, safe="") / NOTES_ID / "updates.jsonl", notes_updates())
     write_lines(ROOT / quote(NOTES, safe="") / IDLE / "updates.jsonl",
                 [acp(900, IDLE, "available_commands_update", availableCommands=[])])
+    side_files(main)
+
+
+def side_files(folder: Path) -> None:
+    """The session's state beside its log, none of it read: the plan (TodoState, pretty),
+    signals (SessionSignals, camelCase, compact), the prompt's inputs (PromptContext, pretty),
+    rewind points (RewindPoint), feedback (LocalFeedbackEntry), /btw side questions (BtwEntry),
+    a compaction checkpoint (CompactionCheckpointFile), a sub-agent's meta.json (SubagentMeta)
+    and output.json; the source files are named in grok/README.md."""
+    (folder / "plan.json").write_text(json.dumps({"todos": {
+        "1": {"content": "Add the --dry-run flag", "priority": "high", "status": "completed"},
+        "2": {"content": "Document the flag", "priority": "medium", "status": "in_progress"}}},
+        indent=2), "utf-8")
+    (folder / "signals.json").write_text(json.dumps({
+        "turnCount": 2, "userMessageCount": 3, "assistantMessageCount": 4, "errorCount": 1,
+        "toolFailureCount": 1, "cancellationCount": 0, "consecutiveCancellations": 0,
+        "regenerationCount": 0, "hasReverted": False, "compactionCount": 0,
+        "totalTokensBeforeCompaction": 0, "contextWindowUsage": 3, "contextTokensUsed": 7400,
+        "contextWindowTokens": 256000, "toolCallCount": 2, "toolsUsed": ["read_file", "edit"],
+        "modelsUsed": ["grok-code-fast-1"], "primaryModelId": "grok-code-fast-1",
+        "editAndRetryCount": 1, "bashBareEchoCount": 0, "gitCommitCount": 0,
+        "prCreatedCount": 0, "prMergedCount": 0}, separators=(",", ":")), "utf-8")
+    (folder / "prompt_context.json").write_text(json.dumps({
+        "version": 1, "prompt_mode": "extend", "audience": "primary",
+        "agents_md_files": [], "persona_summaries": [],
+        "build_timestamp_utc": "2026-03-16T09:00:00Z", "memory_enabled": False,
+        "os_name": "linux", "working_directory": LEDGER, "current_date": "2026-03-16",
+        "is_non_interactive": False, "system_prompt_label": "Grok"}, indent=2), "utf-8")
+    write_lines(folder / "rewind_points.jsonl", [
+        {"prompt_index": 0, "created_at": "2026-03-16T09:00:01Z", "file_snapshots": {
+            "src/ledger/cli.py": {"path": "src/ledger/cli.py", "content": "def export(month): ...",
+                                  "captured_at": "2026-03-16T09:00:04Z"}},
+         "after_snapshots": {}},
+        {"prompt_index": 1, "created_at": "2026-03-16T09:01:10Z", "file_snapshots": {},
+         "after_snapshots": {}}])
+    write_lines(folder / "feedback.jsonl", [
+        {"type": "user_feedback", "submittedAt": "2026-03-16T09:01:20Z", "sessionId": MAIN,
+         "turnNumber": 1, "solicited": False, "submission": {
+             "sessionId": MAIN, "clientType": "tui", "feedbackType": "rating", "turnNumber": 1,
+             "ratingType": "thumbs", "ratingValue": 1}},
+        {"type": "user_feedback", "submittedAt": "2026-03-16T09:01:30Z", "sessionId": MAIN,
+         "solicited": True, "requestId": "fbr_1", "dismissed": True}])
+    write_lines(folder / "btw_history.jsonl", [
+        {"btwSessionId": "btw_1", "parentSessionId": MAIN, "askedAt": "2026-03-16T09:00:30Z",
+         "question": "Which argparse version do we pin?", "answer": "None; it is stdlib.",
+         "model": "grok-code-fast-1", "success": True, "attempts": 1}])
+    (folder / "compaction_checkpoints").mkdir(exist_ok=True)
+    (folder / "compaction_checkpoints" / "0b7c2d4e.json").write_text(json.dumps({
+        "checkpoint_id": "0b7c2d4e", "prompt_index_at_compaction": 1, "compacted_history": [
+            {"type": "system", "content": "You are Grok, a coding agent."},
+            {"type": "user", "content": [text("Summary: --dry-run added to export.")]}],
+        "schema_version": 2, "created_at": "2026-03-16T09:01:00Z",
+        "original_user_info": None, "reread_file_paths": ["src/ledger/cli.py"]}), "utf-8")
+    subagent = folder / "subagents" / "019f6a30"
+    subagent.mkdir(parents=True, exist_ok=True)
+    (subagent / "meta.json").write_text(json.dumps({
+        "subagent_id": "019f6a30", "parent_session_id": MAIN,
+        "child_session_id": "019f6a31-4f50-7162-9d7e-8f9a0b1c2d3e", "subagent_type": "explore",
+        "description": "Find the export tests", "prompt": "List the tests of export.",
+        "status": "completed", "started_at": "2026-03-16T09:01:14Z",
+        "completed_at": "2026-03-16T09:01:15Z", "duration_ms": 900, "tool_calls": 1,
+        "turns": 1}, indent=2), "utf-8")
+    (subagent / "output.json").write_text(json.dumps({
+        "schema_version": 1, "output": "tests/test_export.py"}), "utf-8")
 
 
 if __name__ == "__main__":
