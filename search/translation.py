@@ -50,7 +50,10 @@ class Translation:
 
 
 def translate(terms: QueryTerms, occurs: Occurs | None = None) -> list[Translation]:
-    """The translated query of analyzed query terms, each clause once (its highest weight)."""
+    """The translated query of analyzed query terms, each clause once (its highest weight).
+    Nothing for a query with a quoted phrase: it asks for those exact words."""
+    if terms.phrases:
+        return []
     out: list[Translation] = []
     for run in terms.cjk_strings:
         out += _from_chinese(run, occurs)

@@ -68,6 +68,10 @@ def test_names_and_identifiers_stay_as_they_are() -> None:
     assert ("backup",) in clauses
 
 
+def test_a_quoted_phrase_is_not_translated() -> None:
+    assert translate(analyze_query('"数据库备份"')) == []
+
+
 def test_the_dictionary_is_read_once(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(dictionary_module, "_loaded", None)
     made: list[Dictionary] = []
