@@ -6,6 +6,7 @@ to search results."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 from typing import Any
@@ -129,17 +130,25 @@ SESSION_FILES = {
     "prompt_context.json": "grok-prompt-context",
     "compaction_checkpoints/0b7c2d4e.json": "grok-compaction",
     "subagents/019f6a30/meta.json": "grok-subagent",
-    "subagents/019f6a30/output.json": "grok-subagent-output"}
+    "subagents/019f6a30/output.json": "grok-subagent-output", "plan_mode.json": "grok-plan-mode",
+    "announcement_state.json": "grok-announcements", "relay_sync.json": "grok-relay-sync"}
+# and of the top of the fixture's ~/.grok
+HOME_FILES = {"auth.json": "grok-auth", "version.json": "grok-version",
+              "models_cache.json": "grok-models", "tip_cursor.json": "grok-tips",
+              "active_sessions.json": "grok-active-sessions"}
 
 
 def test_the_fixture_holds_every_file_named_here() -> None:
     assert sorted(str(p.relative_to(MAIN)) for p in MAIN.rglob("*") if p.is_file()) == sorted(
         SESSION_FILES)
+    assert sorted(p.name for p in (GROK / "home").iterdir() if p.is_file()) == sorted(HOME_FILES)
 
 
-@pytest.mark.parametrize(("name", "found"), SESSION_FILES.items())
-def test_its_files_are_recognized_by_content(name: str, found: str, tmp_path: Path) -> None:
-    text = (MAIN / name).read_text("utf-8")
+@pytest.mark.parametrize(("path", "found"), [
+    *((MAIN / name, found) for name, found in SESSION_FILES.items()),
+    *((GROK / "home" / name, found) for name, found in HOME_FILES.items())])
+def test_its_files_are_recognized_by_content(path: Path, found: str, tmp_path: Path) -> None:
+    name, text = path.name, path.read_text("utf-8")
     renamed = tmp_path / ("x.jsonl" if name.endswith(".jsonl") else "x.json")
     assert detect_format(renamed, text) == found
     assert len(load_file(renamed, text.encode(), 10_000_000)) == (name == "updates.jsonl")
@@ -161,10 +170,10 @@ def test_side_lines_are_nothing_to_import(name: str, reason: str, each: str) -> 
 def test_recall_index_of_a_grok_home_reads_the_sessions_and_rejects_nothing(recall) -> None:
     out = json.loads(recall("index", str(GROK / "home"), "--json").stdout)
     assert (out["indexed"], out["rejected"], out.get("passed_over", [])) == (2, [], [])
-    outcomes = {str(Path(f["path"]).relative_to(SESSIONS)): f["outcome"]
-                for f in out["files_read"]}
+    outcomes = {os.path.relpath(f["path"], SESSIONS): f["outcome"] for f in out["files_read"]}
     side = {str(Path(quote("/home/lin/code/ledger", safe=""), MAIN_ID, name)): "empty"
             for name in SESSION_FILES if name != "updates.jsonl"}
+    side |= {str(Path("..", name)): "empty" for name in HOME_FILES}
     assert outcomes == {**side, str(MAIN.relative_to(SESSIONS) / "updates.jsonl"): "read",
                         str(NOTES.relative_to(SESSIONS) / "updates.jsonl"): "read",
                         str(IDLE.relative_to(SESSIONS) / "updates.jsonl"): "empty"}

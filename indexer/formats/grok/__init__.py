@@ -13,8 +13,8 @@ files of state (plan, signals, rewind points, feedback). Choices:
   names do and the title is the first prompt. `summary.json` and the files of state beside the
   log (side_files.py: chat history, plan, signals, prompt context, rewind points, feedback, /btw
   side questions, compaction checkpoints, sub-agents' records) are recognized by content and
-  have nothing to import. A sub-agent's session is a session folder of its own, read as any
-  other.
+  have nothing to import, as have the JSON files at the top of `~/.grok` (home_files.py). A
+  sub-agent's session is a session folder of its own, read as any other.
 - Prompts, replies with their tool calls (compact), each tool's result or failure; thinking only
   with `--thinking`; turns a rewind abandoned, plans, interface events and unknown update types
   are left out and counted.
@@ -39,6 +39,7 @@ from indexer.formats.common import (
     safe_session_id,
 )
 from indexer.formats.contract import Format, Metadata, Resume, Storage
+from indexer.formats.grok import home_files
 from indexer.formats.grok.side_files import METADATA, side_lines, starts_side_lines
 from indexer.formats.grok.updates import Reader, is_update
 from indexer.formats.ledger import Ledger
@@ -117,4 +118,4 @@ FORMAT = Format(
     resume=Resume("grok --resume {id}", "Grok looks a session up in its folder: run it in cwd"),
     sniff_line=is_update, sniff_header=starts_side_lines, read_lines=parse,
     metadata=(Metadata("grok-summary", "Grok Build session summary (summary.json)",
-                       _session_summary), *METADATA))
+                       _session_summary), *METADATA, *home_files.METADATA))

@@ -13,6 +13,9 @@ storage/jsonl/mod.rs of xai-grok-shell/src/session/ name the files):
   (xai-grok-shell/src/extensions/notification.rs): a copy, the log keeps the conversation;
 - `subagents/<id>/meta.json` and `output.json`: SubagentMeta and the sub-agent's final output
   (xai-grok-shell/src/agent/subagent/mod.rs); the child's session is a session folder of its own;
+- `plan_mode.json`: PlanModeSnapshot (xai-grok-shell/src/session/plan_mode.rs);
+- `announcement_state.json`: AnnouncementState (xai-grok-shell/src/session/announcement_state.rs);
+- `relay_sync.json`: RelaySyncState (xai-grok-shell/src/relay/sync.rs);
 - `chat_history.jsonl`: ConversationItem rows, first the system prompt
   (xai-grok-sampling-types/src/conversation.rs): what was last sent to the model;
 - `rewind_points.jsonl`: RewindPoint, file snapshots per prompt
@@ -73,6 +76,23 @@ def _subagent_output(value: Any) -> bool:
             and _keys(value, schema_version=int, output=str))
 
 
+def _plan_mode(value: Any) -> bool:
+    return _keys(value, state=str, was_previously_active=bool, reminder_count=int,
+                 pending_exit_reminder=bool)
+
+
+def _announcement_state(value: Any) -> bool:
+    return (isinstance(value, dict)
+            and set(value) == {"mcp_server_fingerprints", "announced_skill_names"}
+            and _keys(value, mcp_server_fingerprints=dict, announced_skill_names=list))
+
+
+def _relay_sync(value: Any) -> bool:
+    return (isinstance(value, dict) and set(value) == {
+        "last_synced_event_id", "last_synced_at", "relay_session_id", "synced_count"}
+        and _keys(value, synced_count=int))
+
+
 METADATA = (
     Metadata("grok-plan", "Grok Build session plan (plan.json)", _plan),
     Metadata("grok-signals", "Grok Build session signals (signals.json)", _signals),
@@ -84,6 +104,10 @@ METADATA = (
              _subagent_meta),
     Metadata("grok-subagent-output", "Grok Build sub-agent output (subagents/<id>/output.json)",
              _subagent_output),
+    Metadata("grok-plan-mode", "Grok Build plan mode state (plan_mode.json)", _plan_mode),
+    Metadata("grok-announcements", "Grok Build announced servers and skills "
+             "(announcement_state.json)", _announcement_state),
+    Metadata("grok-relay-sync", "Grok Build relay sync state (relay_sync.json)", _relay_sync),
 )
 
 

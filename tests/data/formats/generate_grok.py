@@ -6,6 +6,7 @@ grok/home/sessions/<URL-encoded cwd>/<id>/updates.jsonl       the session's upda
                                          /summary.json        its id, folder and title
                                          /chat_history.jsonl  what was sent to the model (not read)
                                          /...                 its state (side_files(), not read)
+grok/home/auth.json, version.json, ...                        Grok's own state (home_files())
 """
 
 from __future__ import annotations
@@ -106,6 +107,7 @@ def grok() -> None:
     write_lines(ROOT / quote(NOTES, safe="") / IDLE / "updates.jsonl",
                 [acp(900, IDLE, "available_commands_update", availableCommands=[])])
     side_files(main)
+    home_files(ROOT.parent)
 
 
 def side_files(folder: Path) -> None:
@@ -169,6 +171,34 @@ def side_files(folder: Path) -> None:
         "turns": 1}, indent=2), "utf-8")
     (subagent / "output.json").write_text(json.dumps({
         "schema_version": 1, "output": "tests/test_export.py"}), "utf-8")
+    (folder / "plan_mode.json").write_text(json.dumps({
+        "state": "Inactive", "was_previously_active": True, "reminder_count": 1,
+        "pending_exit_reminder": False, "awaiting_plan_approval": False}, indent=2), "utf-8")
+    (folder / "announcement_state.json").write_text(json.dumps({
+        "mcp_server_fingerprints": {"linear": {"tool_count": 4, "description_hash": 1,
+                                               "tool_names_hash": 2}},
+        "announced_skill_names": ["commit"]}), "utf-8")
+    (folder / "relay_sync.json").write_text(json.dumps({
+        "last_synced_event_id": "ev_9", "last_synced_at": T0 + 75, "relay_session_id": None,
+        "synced_count": 24}), "utf-8")
+
+
+def home_files(home: Path) -> None:
+    """Grok's own files at the top of ~/.grok (sign-in, version check, models cache, tip
+    rotation, running sessions); the key is no real one."""
+    (home / "auth.json").write_text(json.dumps({"https://auth.x.ai": {
+        "key": "fixture-not-a-token", "auth_mode": "oidc", "create_time": "2026-03-01T08:00:00Z",
+        "user_id": "u_1", "email": None}}, indent=2), "utf-8")
+    (home / "version.json").write_text(json.dumps({
+        "version": "0.9.2", "stable_version": "0.9.1", "checked_at": "2026-03-16T08:59:00Z"},
+        indent=2), "utf-8")
+    (home / "models_cache.json").write_text(json.dumps({
+        "fetched_at": "2026-03-16T08:59:01Z", "grok_version": "0.9.2",
+        "models": {"grok-code-fast-1": {"name": "grok-code-fast-1"}}}, indent=2), "utf-8")
+    (home / "tip_cursor.json").write_text(json.dumps({"cursor": 7}), "utf-8")
+    (home / "active_sessions.json").write_text(json.dumps([{
+        "session_id": MAIN, "pid": 4242, "cwd": LEDGER, "opened_at": "2026-03-16T09:00:00Z"}],
+        indent=2), "utf-8")
 
 
 if __name__ == "__main__":
