@@ -135,13 +135,14 @@ SESSION_FILES = {
 # and of the top of the fixture's ~/.grok
 HOME_FILES = {"auth.json": "grok-auth", "version.json": "grok-version",
               "models_cache.json": "grok-models", "tip_cursor.json": "grok-tips",
-              "active_sessions.json": "grok-active-sessions"}
+              "active_sessions.json": "grok-active-sessions", "logs/unified.jsonl": "grok"}
 
 
 def test_the_fixture_holds_every_file_named_here() -> None:
     assert sorted(str(p.relative_to(MAIN)) for p in MAIN.rglob("*") if p.is_file()) == sorted(
         SESSION_FILES)
-    assert sorted(p.name for p in (GROK / "home").iterdir() if p.is_file()) == sorted(HOME_FILES)
+    assert sorted(str(p.relative_to(GROK / "home")) for p in (GROK / "home").rglob("*")
+                  if p.is_file() and SESSIONS not in p.parents) == sorted(HOME_FILES)
 
 
 @pytest.mark.parametrize(("path", "found"), [
@@ -158,6 +159,7 @@ def test_its_files_are_recognized_by_content(path: Path, found: str, tmp_path: P
     ("rewind_points.jsonl", "rewind points", "rewind point (file snapshots)"),
     ("feedback.jsonl", "feedback", "user feedback"),
     ("btw_history.jsonl", "/btw side questions", "/btw side question"),
+    ("../../../logs/unified.jsonl", "diagnostic log", "log entry"),
 ])
 def test_side_lines_are_nothing_to_import(name: str, reason: str, each: str) -> None:
     ledger, path = Ledger(), MAIN / name

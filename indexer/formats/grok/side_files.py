@@ -22,7 +22,9 @@ storage/jsonl/mod.rs of xai-grok-shell/src/session/ name the files):
   (xai-grok-workspace/src/session/file_state.rs);
 - `feedback.jsonl`: LocalFeedbackEntry `{"type": "user_feedback", ...}` and
 - `btw_history.jsonl`: BtwEntry, /btw side questions kept apart from the session
-  (xai-grok-shell/src/session/persistence.rs).
+  (xai-grok-shell/src/session/persistence.rs);
+- and at the top of `~/.grok`, `logs/unified.jsonl`: LogEntry `{ts, src, lvl, msg, ...}`, Grok's
+  own diagnostic log (xai-grok-telemetry/src/unified_log.rs).
 """
 
 from __future__ import annotations
@@ -130,6 +132,12 @@ def _side_question(item: Any) -> bool:
     return _keys(item, btwSessionId=str, parentSessionId=str, question=str, answer=str)
 
 
+def _log_entry(item: Any) -> bool:
+    return (_keys(item, ts=str, src=str, lvl=str, msg=str)
+            and item["src"] in ("shell", "grok-pager", "grok-desktop")
+            and item["lvl"] in ("error", "warn", "info", "debug"))
+
+
 # (recognizes the first line, what the file is, what each line is in the ledger)
 _LINES: tuple[tuple[Callable[[Any], bool], str, str], ...] = (
     (_chat_history, ("Grok's chat history (chat_history.jsonl): the session is read from"
@@ -139,6 +147,7 @@ _LINES: tuple[tuple[Callable[[Any], bool], str, str], ...] = (
     (_feedback, "Grok's feedback on the session (feedback.jsonl)", "user feedback"),
     (_side_question, "Grok's /btw side questions (btw_history.jsonl), not imported",
      "/btw side question"),
+    (_log_entry, "Grok's diagnostic log (logs/unified.jsonl)", "log entry"),
 )
 
 

@@ -185,7 +185,7 @@ def side_files(folder: Path) -> None:
 
 def home_files(home: Path) -> None:
     """Grok's own files at the top of ~/.grok (sign-in, version check, models cache, tip
-    rotation, running sessions); the key is no real one."""
+    rotation, running sessions, its diagnostic log); the key is no real one."""
     (home / "auth.json").write_text(json.dumps({"https://auth.x.ai": {
         "key": "fixture-not-a-token", "auth_mode": "oidc", "create_time": "2026-03-01T08:00:00Z",
         "user_id": "u_1", "email": None}}, indent=2), "utf-8")
@@ -196,6 +196,11 @@ def home_files(home: Path) -> None:
         "fetched_at": "2026-03-16T08:59:01Z", "grok_version": "0.9.2",
         "models": {"grok-code-fast-1": {"name": "grok-code-fast-1"}}}, indent=2), "utf-8")
     (home / "tip_cursor.json").write_text(json.dumps({"cursor": 7}), "utf-8")
+    write_lines(home / "logs" / "unified.jsonl", [
+        {"ts": "2026-03-16T09:00:00.120Z", "src": "shell", "pid": 4242, "ver": "0.9.2",
+         "lvl": "info", "msg": "session started", "sid": MAIN},
+        {"ts": "2026-03-16T09:00:09.004Z", "src": "grok-pager", "pid": 4243, "ver": "0.9.2",
+         "lvl": "warn", "msg": "tool failed", "sid": MAIN, "ctx": {"tool": "edit"}}])
     (home / "active_sessions.json").write_text(json.dumps([{
         "session_id": MAIN, "pid": 4242, "cwd": LEDGER, "opened_at": "2026-03-16T09:00:00Z"}],
         indent=2), "utf-8")
