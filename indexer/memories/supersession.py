@@ -2,10 +2,12 @@
 that changes its value or reverses its decision. Offline and deterministic (no model beyond the
 embedder that already indexes the memories), and explained: every link says why.
 
-The writer keeps its links (indexer/stores/facts.py) and search, memories, recovery, packs and
-the digest read them (api/service/facts.py, current.py). Measured by benchmarks/supersession.py
-on eval/supersession: precision 0.83 / recall 0.37 on the tune half, 0.60 / 0.33 on the test
-half. Values are read with their type (a clock time, a date, money, a size, a duration, a
+The writer keeps its links (indexer/stores/facts.py, chosen among all statements by
+indexer/memories/linking.py) and search, memories, recovery, packs and the digest read them
+(search/fact_links.py): only a link at least SHOWN sure marks a statement superseded; a less
+sure one is kept for a subject's history. Measured by benchmarks/supersession.py on
+eval/supersession (links shown): precision 0.88 / recall 0.37 on the tune half, 0.64 / 0.33 on
+the test half. Values are read with their type (a clock time, a date, money, a size, a duration, a
 distance, a count, a rate, a ratio, a path, a named setting such as "iOS 17" or "MaxConns 40"),
 and a pair of memories is judged on:
 - **change**: a value of one type both give differs (bare numbers only when the later one says
@@ -23,15 +25,15 @@ and a pair of memories is judged on:
   share few words;
 - **order**: the later one was said later (a later session, or later in the same session).
 
-Each later memory supersedes the nearest earlier one it replaces: a chain A → B → C links B to
-A and C to B.
+A link is as sure as its strongest evidence: the old value named, a replacement said in words
+between statements in mostly the same words, a named setting changed, a replacement said about
+statements that share few words, or only a new value. One whose embeddings fall a little short
+of the rise its rule needs is kept unsure, below the floor.
 """
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from indexer.memories.values import (
     VALUE_WORDS,
@@ -43,11 +45,8 @@ from indexer.memories.values import (
 from indexer.text.analysis import STOP_WORDS, analyze
 from models import Memory
 
-if TYPE_CHECKING:  # numpy is loaded when links are computed, not when they are read
-    import numpy as np
-
-__all__ = ["LINKED_KINDS", "LINKED_TYPES", "Statement", "Supersession", "changed_types",
-           "explicit_cue", "link_memories", "supersedes"]
+__all__ = ["ISO_DATE", "LINKED_KINDS", "LINKED_TYPES", "SHOWN", "Statement", "Supersession",
+           "change_reason", "changed_types", "explicit_cue", "supersedes"]
 
 # the memories whose value can change: decisions, constraints, preferences, facts with a value
 LINKED_TYPES = frozenset({"project", "user", "reference"})
@@ -63,7 +62,21 @@ SAME_SUBJECT_RISE = 1.8
 IMPLICIT_RISE = 2.0
 CERTAIN_SUBJECT_RISE = 3.5
 NAMED_OLD_RISE = 1.0
-MIN_RISE = min(SAME_SUBJECT_RISE, IMPLICIT_RISE, CERTAIN_SUBJECT_RISE, NAMED_OLD_RISE)
+# a pair whose embeddings fall short of the rise its rule needs by at most RISE_SLACK still
+# links, but unsure: at most UNSURE, SHORT_RISE less per standard deviation short; kept for a
+# subject's history, never shown
+RISE_SLACK = 1.0
+UNSURE, SHORT_RISE = 0.6, 0.2
+MIN_RISE = min(SAME_SUBJECT_RISE, IMPLICIT_RISE, CERTAIN_SUBJECT_RISE, NAMED_OLD_RISE) - RISE_SLACK
+# how sure a link is, by its strongest evidence: the later statement names the earlier one's
+# value (or day) as replaced; says in words that it replaces a value of one subject; sets one
+# named setting anew; says so of a subject they share few words about; or only gives a new value
+NAMED_OLD, SAID_ALIKE, SETTING, SAID, IMPLICIT = 0.95, 0.9, 0.85, 0.8, 0.7
+BARE_NUMBER = 0.1  # less when the changed values are bare numbers ("8 寸" → "6"), no unit
+# a link is shown (marks a statement superseded) from this confidence; the others are kept, with
+# their reason, for the history of a subject only (chosen on the tune half of eval/supersession:
+# no higher floor raised its precision)
+SHOWN = 0.7
 
 _EXPLICIT = re.compile(
     r"instead of|no longer|not any ?more|supersed|replac|chang(?:ed|es|e) (?:it )?(?:to|from)|"
@@ -197,20 +210,21 @@ def supersedes(later: Statement, earlier: Statement, relative: float) -> Superse
         # "恢复禁止周五上线，取代 2026-03-06 的周五 15:00 前可上线规则": it names the day the
         # other was said and its values, whatever the languages of the two
         reason = f"decision reversed; names the one of {earlier.memory.session_date}"
-        return Supersession(later.memory.id, earlier.memory.id, 0.9,
+        return Supersession(later.memory.id, earlier.memory.id, NAMED_OLD,
                             f"{reason}; said in words: “{later.cue}”")
     if kinds:
         if later.steady and later.cue is None:
             return None  # "stays at", "还是": a restatement beside a new value of something else
-        if relative < _needed_rise(later, earlier, kinds, alike):
+        short = _needed_rise(later, earlier, kinds, alike) - relative
+        if short > RISE_SLACK:
             return None
-        reason = (f"{'/'.join(kinds)} changed: "
-                  f"{', '.join(sorted(v for k, v in earlier.typed if k in kinds)) or '?'} → "
-                  f"{', '.join(sorted(v for k, v in later.new if k in kinds)) or '?'}")
-        confidence = 0.9 if later.cue or named_values else 0.7
+        reason = change_reason(later, earlier, kinds)
+        confidence = _confidence(later, earlier, kinds, alike)
+        if short > 0:
+            confidence = round(min(confidence, UNSURE) - SHORT_RISE * short, 2)
     elif later.cue is not None and later.negated != earlier.negated and alike \
             and relative >= CERTAIN_SUBJECT_RISE:
-        reason, confidence = "decision reversed", 0.9
+        reason, confidence = "decision reversed", SAID_ALIKE
     else:
         return None  # no value of one type changed, and no decision reversed
     if later.cue:
@@ -218,7 +232,30 @@ def supersedes(later: Statement, earlier: Statement, relative: float) -> Superse
     return Supersession(later.memory.id, earlier.memory.id, confidence, reason)
 
 
-_ISO_DATE = re.compile(r"(?<!\d)20\d\d-(\d\d)-(\d\d)(?!\d)")
+def change_reason(later: Statement, earlier: Statement, kinds: list[str]) -> str:
+    """"clock changed: 10:00 → 10:30": the values of these types, before and after."""
+    return (f"{'/'.join(kinds)} changed: "
+            f"{', '.join(sorted(v for k, v in earlier.typed if k in kinds)) or '?'} → "
+            f"{', '.join(sorted(v for k, v in later.new if k in kinds)) or '?'}")
+
+
+def _confidence(later: Statement, earlier: Statement, kinds: list[str], alike: bool) -> float:
+    """How sure a change of these value types is, by the strongest evidence for it."""
+    typed_old = frozenset(v for v in later.old if v[0] != "number")
+    if bare_values(typed_old) & bare_values(earlier.typed):
+        sure = NAMED_OLD
+    elif (later.cue or later.old) and alike:
+        sure = SAID_ALIKE
+    elif any(k.startswith("key:") for k in kinds):
+        sure = SETTING
+    elif later.cue or later.old:
+        sure = SAID
+    else:
+        sure = IMPLICIT
+    return round(sure - (BARE_NUMBER if kinds == ["number"] else 0.0), 2)
+
+
+ISO_DATE = re.compile(r"(?<!\d)20\d\d-(\d\d)-(\d\d)(?!\d)")
 
 
 def _names_its_day(later: Statement, earlier: Statement) -> bool:
@@ -227,7 +264,7 @@ def _names_its_day(later: Statement, earlier: Statement) -> bool:
     day = earlier.memory.session_date[5:10]
     if not day or earlier.memory.session_date >= later.memory.session_date:
         return False
-    named = {f"{m[1]}-{m[2]}" for m in _ISO_DATE.finditer(later.memory.text)}
+    named = {f"{m[1]}-{m[2]}" for m in ISO_DATE.finditer(later.memory.text)}
     named |= {v for k, v in later.typed if k == "date"}
     return day in named
 
@@ -235,61 +272,3 @@ def _names_its_day(later: Statement, earlier: Statement) -> bool:
 def _shared_values(later: Statement, earlier: Statement) -> bool:
     """A value of a type other than a bare number that both give (a time, a weekday, a path)."""
     return any(kind != "number" for kind, _ in later.typed & earlier.typed)
-
-
-def _order(memory: Memory, position: dict[str, int]) -> tuple[str, str, int]:
-    return (memory.session_date, memory.session_id, position.get(memory.id, 0))
-
-
-def link_memories(memories: Sequence[Memory], vectors: np.ndarray,
-                  position: dict[str, int] | None = None) -> list[Supersession]:
-    """The supersession links among these memories (vectors: their normalized embeddings, row
-    by row). Each later memory links to the nearest earlier one it replaces; an earlier memory
-    replaced by several keeps the latest as its successor. `position` orders memories of one
-    session (their source message index)."""
-    position = position or {}
-    chosen = [i for i, m in enumerate(memories)
-              if m.type in LINKED_TYPES and (m.kind or "") in LINKED_KINDS]
-    chosen.sort(key=lambda i: _order(memories[i], position))
-    if len(chosen) < 2:
-        return []
-    from indexer.memories.rise import RiseRows
-
-    statements = [Statement.of(memories[i]) for i in chosen]
-    types = [frozenset(kind for kind, _ in s.typed) for s in statements]
-    rise = RiseRows(vectors[chosen])
-    links: dict[str, Supersession] = {}  # by the earlier memory
-    for start in range(0, len(statements), RiseRows.BLOCK):
-        block = rise.rows(start, start + RiseRows.BLOCK)  # each against every statement
-        for b in range(start, min(start + RiseRows.BLOCK, len(statements))):
-            later = statements[b]
-            for a in _candidates(later, block[b - start, :b], types):  # nearest first
-                earlier = statements[a]
-                if _one_message(later.memory, earlier.memory, position):
-                    continue  # two memories of one statement
-                link = supersedes(later, earlier, float(block[b - start, a]))
-                if link is not None:
-                    links[link.earlier] = link
-                    break
-    return list(links.values())
-
-
-def _candidates(later: Statement, rises: np.ndarray, types: list[frozenset[str]]) -> list[int]:
-    """The earlier statements `later` could replace, nearest first. Without words that say it
-    replaces something, only a change of a value of one type can link, and only where the
-    embeddings rise far enough for any rule; with them, one that names the day of the other
-    needs no rise."""
-    from indexer.memories.rise import rising
-
-    if later.cue is None:
-        new_types = {kind for kind, _ in later.new}
-        if not new_types:
-            return []
-        return [a for a in rising(rises, MIN_RISE) if types[a] & new_types]
-    if _ISO_DATE.search(later.memory.text) or any(k == "date" for k, _ in later.typed):
-        return list(range(len(rises) - 1, -1, -1))
-    return rising(rises, MIN_RISE)
-
-
-def _one_message(a: Memory, b: Memory, position: dict[str, int]) -> bool:
-    return a.session_id == b.session_id and position.get(a.id, 0) == position.get(b.id, 0)

@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
-from indexer.memories.supersession import LINKED_KINDS, LINKED_TYPES, Supersession, link_memories
+from indexer.memories.linking import link_memories
+from indexer.memories.supersession import LINKED_KINDS, LINKED_TYPES, Supersession
 from indexer.stores.layout import DataDir
 from indexer.stores.sqlite import SQLiteStore, transaction
 from models import Memory, Session
