@@ -23,7 +23,9 @@ class FactRef(msgspec.Struct, frozen=True):
 
 class TrackedFact(msgspec.Struct, frozen=True, omit_defaults=True):
     """A statement whose value can change (a decision, a value, a preference), marked current
-    or superseded; `reason` and `confidence` say why it was superseded, when it was."""
+    or superseded; `reason` and `confidence` say why it was superseded, when it was. In a
+    subject's history, `maybe_superseded_by` names a later statement linked too unsure to mark
+    it superseded (it stays current; `reason` and `confidence` are that link's)."""
 
     id: str
     session_id: str
@@ -36,3 +38,4 @@ class TrackedFact(msgspec.Struct, frozen=True, omit_defaults=True):
     supersedes: tuple[FactRef, ...] = ()
     reason: str | None = None
     confidence: float | None = None
+    maybe_superseded_by: FactRef | None = None

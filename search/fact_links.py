@@ -1,12 +1,16 @@
 """The supersession links at one moment (who superseded whom), read from the facts store
-(indexer/stores/facts.py), and a statement marked with them: current or superseded, by what."""
+(indexer/stores/facts.py), and a statement marked with them: current or superseded, by what.
+
+Only a link at least SHOWN sure marks a statement superseded, for every reader (search, facts,
+memories, recovery, packs, the digest); the less sure ones are kept apart (`unsure`) and shown,
+with their reason and confidence, only in a subject's history (`recall facts --history`)."""
 
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable
 from typing import Protocol
 
-from indexer.memories.supersession import Supersession
+from indexer.memories.supersession import SHOWN, Supersession
 from indexer.stores.facts import FactStore
 from indexer.stores.layout import DataDir
 from indexer.text.analysis import STOP_WORDS, analyze
@@ -34,11 +38,14 @@ def _ref(memory: Memory) -> FactRef:
 class FactLinks:
     """The links at one moment: who superseded whom, and the statements they join."""
 
-    def __init__(self, links: Iterable[Supersession], memories: dict[str, Memory]) -> None:
-        self.successor = {link.earlier: link for link in links}
-        self.predecessors: dict[str, list[str]] = {}
-        for link in self.successor.values():
-            self.predecessors.setdefault(link.later, []).append(link.earlier)
+    def __init__(self, links: Iterable[Supersession], memories: dict[str, Memory],
+                 floor: float = SHOWN) -> None:
+        self.successor: dict[str, Supersession] = {}
+        self.unsure: dict[str, Supersession] = {}  # below the floor: history only
+        for link in links:
+            (self.successor if link.confidence >= floor else self.unsure)[link.earlier] = link
+        self.predecessors = _predecessors(self.successor)
+        self.unsure_predecessors = _predecessors(self.unsure)
         self.memories = memories
 
     @classmethod
@@ -61,15 +68,20 @@ class FactLinks:
             seen.add(memory_id)
         return memory_id
 
-    def chain(self, memory_id: str) -> list[str]:
+    def chain(self, memory_id: str, unsure: bool = False) -> list[str]:
         """Every statement linked to this one, directly or not, oldest first: one subject's
-        history (a later statement may replace several earlier ones)."""
+        history (a later statement may replace several earlier ones); through the unsure links
+        too when asked."""
         seen, todo = {memory_id}, [memory_id]
         while todo:
             current = todo.pop()
             near = list(self.predecessors.get(current, ()))
             if current in self.successor:
                 near.append(self.successor[current].later)
+            if unsure:
+                near += self.unsure_predecessors.get(current, ())
+                if current in self.unsure:
+                    near.append(self.unsure[current].later)
             for other in near:
                 if other not in seen:
                     seen.add(other)
@@ -82,13 +94,25 @@ class FactLinks:
         return _ref(memory) if memory else None
 
 
-def fact_of(memory: Memory, links: FactLinks) -> TrackedFact:
+def _predecessors(successor: dict[str, Supersession]) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    for link in successor.values():
+        out.setdefault(link.later, []).append(link.earlier)
+    return out
+
+
+def fact_of(memory: Memory, links: FactLinks, unsure: bool = False) -> TrackedFact:
+    """The statement marked current or superseded; with `unsure`, a link below the floor is
+    told too (`maybe_superseded_by`, its reason and confidence) while it stays current."""
     link = links.successor.get(memory.id)
     later = links.ref(link.later) if link else None
     earlier = tuple(r for i in links.predecessors.get(memory.id, ()) if (r := links.ref(i)))
+    maybe = links.unsure.get(memory.id) if unsure and link is None else None
+    told = link or maybe
     return TrackedFact(memory.id, memory.session_id, memory.type, memory.text, memory.session_date,
-                "superseded" if link else "current", memory.kind, later, earlier,
-                link.reason if link else None, link.confidence if link else None)
+                       "superseded" if link else "current", memory.kind, later, earlier,
+                       told.reason if told else None, told.confidence if told else None,
+                       links.ref(maybe.later) if maybe else None)
 
 
 def subject_words(text: str) -> set[str]:

@@ -8,7 +8,9 @@ import pytest
 from litestar.testing import TestClient
 
 from api import RecallService
+from api.cli import main
 from api.http import create_app
+from indexer.memories.supersession import SHOWN
 from indexer.stores.facts import FactStore
 from models import SearchFilters, SearchRequest
 
@@ -156,3 +158,43 @@ def test_a_superseding_session_is_brought_in_only_within_the_filters(
     assert [r.session_id for r in webchat] == [JANUARY]
     anywhere = changed.search(SearchRequest(query=query, mode="keyword")).results
     assert [r.session_id for r in anywhere][:2] == [FEBRUARY, JANUARY]
+
+
+def _unsure(service: RecallService) -> None:
+    """Every link made less sure than the floor a link needs to be shown."""
+    with FactStore(service.data) as store:
+        store._db.execute("UPDATE links SET confidence = ?", (SHOWN - 0.2,))
+
+
+def test_an_unsure_link_marks_nothing_superseded_but_stays_in_the_history(
+        changed: RecallService, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    _unsure(changed)
+    assert _links(changed)  # kept
+    facts = [f for f in changed.facts.list("Kestrel standup").facts if "9:30 every" in f.text]
+    assert facts and all(f.status == "current" and f.superseded_by is None for f in facts)
+    assert all(m.status != "superseded" for m in changed.memories.extract(JANUARY).memories)
+    # search: nothing marked, nothing moved up or brought in
+    results = changed.search(SearchRequest(query="Kestrel standup every weekday",
+                                           mode="keyword")).results
+    assert not [f for r in results for f in r.facts if f.status == "superseded"]
+    assert not [m for r in results for m in r.messages if m.status == "superseded"]
+    assert not [r for r in results if "supersedes" in (r.score_parts or {})]
+    # recovery restores January's statement as still holding
+    changed.snapshots.create(JANUARY)
+    decision = changed.snapshots.recover(JANUARY)
+    assert not decision.superseded_facts
+    assert not any("superseded later" in reason for reason in decision.reasons)
+    # the history shows the link with its reason and confidence, the older one still current
+    chain = next(c for c in changed.facts.list("Kestrel standup", "history").chains
+                 if any("9:30 every" in f.text for f in c))
+    maybe = next(f for f in chain if "9:30 every" in f.text)
+    assert maybe.status == "current" and maybe.maybe_superseded_by is not None
+    assert maybe.maybe_superseded_by.session_id == FEBRUARY
+    assert maybe.reason and "10:15" in maybe.reason and maybe.confidence == pytest.approx(SHOWN - 0.2)
+    monkeypatch.setenv("RECALL_HOME", str(changed.settings.home))
+    monkeypatch.setenv("RECALL_EMBEDDER", "hash")
+    assert main(["facts", "--history", "--subject", "Kestrel standup", "--no-server"]) == 0
+    out = capsys.readouterr().out
+    assert f"maybe ({SHOWN - 0.2:.2f}, too unsure to mark it superseded)" in out
+    assert "10:15" in out

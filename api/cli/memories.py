@@ -213,7 +213,10 @@ def facts(run: Run, subject: str | None, when: str | None, limit: int, no_server
         for n, fact in enumerate(chain):
             mark = "now " if n == len(chain) - 1 else "    "
             print(f"{mark}{fact.valid_from}  {fact.text}")
-            if fact.reason:
+            if fact.maybe_superseded_by and fact.reason:
+                print(f"      ↓ maybe ({fact.confidence:.2f}, too unsure to mark it superseded): "
+                      f"{fact.reason}")
+            elif fact.reason:
                 print(f"      ↓ {fact.reason}")
         print()
     for fact in payload.facts:

@@ -47,14 +47,14 @@ class Facts:
             statements = [s.memory for s in store.statements()]
             links = FactLinks(store.links(), {m.id: m for m in statements})
         wanted = _about(statements, subject)
-        if when == "history":
+        if when == "history":  # with the links too unsure to mark anything superseded
             chains = _chains(wanted, links)
             if not subject:  # every subject: only those that changed
                 chains = [c for c in chains if len(c) > 1]
             chains = chains[:limit]
             return FactsPayload("history", chains=tuple(
-                tuple(fact_of(links.memories[i], links) for i in chain) for chain in chains),
-                subject=subject)
+                tuple(fact_of(links.memories[i], links, unsure=True) for i in chain)
+                for chain in chains), subject=subject)
         # what replaced a statement about the subject is about it too, in whatever words
         wanted = list({m.id: m for m in [*wanted, *(links.memories[links.newest(m.id)]
                                                       for m in wanted)]}.values())
@@ -90,11 +90,11 @@ def _about(memories: list[Memory], subject: str | None) -> list[Memory]:
 
 
 def _chains(memories: Collection[Memory], links: FactLinks) -> list[list[str]]:
-    """The chains these statements belong to, each oldest first, the most recently changed
-    chain first."""
+    """The chains these statements belong to (through unsure links too), each oldest first, the
+    most recently changed chain first."""
     chains: dict[str, list[str]] = {}
     for memory in memories:
-        chain = links.chain(memory.id)
+        chain = links.chain(memory.id, unsure=True)
         if chain:
             chains.setdefault(chain[0], chain)
 
