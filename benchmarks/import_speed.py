@@ -4,17 +4,21 @@
 
 For each format (every one `recall import` takes) it generates a transcript set of about
 --messages messages in a temporary folder (seeded, so every run reads the same text; the
-generators are in transcript_generators.py and transcript_generators_ide.py), picks the files
-as `recall import` does (importer.candidate_files), then times
+generators are in transcript_generators.py, transcript_generators_ide.py and, for the formats
+added later, transcript_generators_cli.py and transcript_generators_db.py, which also say how
+many messages each file holds: the reader must find exactly those), picks the files as `recall
+import` does (importer.candidate_files), then times
   read     the format reader alone: sources.load_file on bytes already in memory (decode, JSON,
-           branch choice, tool clipping), or, for a SQLite database (Cursor, opencode), which is
-           read in place and never as bytes, sources.load_database on its path (so its read
-           includes SQLite's own page reads, from the OS cache right after writing)
+           branch choice, tool clipping), or, for a SQLite database (Cursor, opencode, Zed,
+           goose, Crush, Warp, Windsurf), which is read in place and never as bytes,
+           sources.load_database on its path (so its read includes SQLite's own page reads,
+           from the OS cache right after writing)
   parse    read + redaction + normalization into a Session (what an import does before writing)
   ingest   a whole `recall import` into an empty data dir with the hash embedder: archive, memory
            extraction, Tantivy and LanceDB, but no model (embedding speed is measured elsewhere)
 and prints messages per second. Then, on tests/data/formats, the share of units (lines, rows,
-records: see skip_shares.py) each skip reason accounts for.
+records: see skip_shares.py) each skip reason accounts for, for the formats whose units
+skip_shares.py counts (the first ten).
 """
 
 from __future__ import annotations
@@ -31,8 +35,13 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from benchmarks import transcript_generators, transcript_generators_ide
-from benchmarks.skip_shares import skipped_shares
+from benchmarks import (
+    transcript_generators,
+    transcript_generators_cli,
+    transcript_generators_db,
+    transcript_generators_ide,
+)
+from benchmarks.skip_shares import UNITS, skipped_shares
 from benchmarks.transcript_generators import MESSAGES_PER_SESSION
 from indexer import DataDir, HashEmbedder
 from indexer.formats import FORMAT_NAMES, ImportOptions, database
@@ -41,26 +50,31 @@ from indexer.formats.sources import RawSession, RawSnapshot, load_database, load
 from indexer.ingest.ingestor import Ingestor
 
 FIXTURES = ROOT / "tests" / "data" / "formats"
-GENERATORS = {**transcript_generators.GENERATORS, **transcript_generators_ide.GENERATORS}
+GENERATORS = {**transcript_generators.GENERATORS, **transcript_generators_ide.GENERATORS,
+              **transcript_generators_cli.GENERATORS, **transcript_generators_db.GENERATORS}
 assert set(GENERATORS) == set(FORMAT_NAMES), "a format without a generator"
 NO_LIMIT = 10**9
 
 
 def measure(fmt: str, folder: Path, sessions: int) -> dict[str, Any]:
-    GENERATORS[fmt](folder / "input", sessions, random.Random(8))
+    expected = GENERATORS[fmt](folder / "input", sessions, random.Random(8))
     files = candidate_files(fmt, [folder / "input"])
     options = ImportOptions(format=fmt)
     databases = [p for p in files if database.is_database(p)]
     blobs = [(p, p.read_bytes()) for p in files if p not in databases]
     started = time.perf_counter()
-    raws: list[RawSession | RawSnapshot] = [
-        raw for path, data in blobs for raw in load_file(path, data, NO_LIMIT, options)]
-    raws += [raw for path in databases for raw in load_database(path, options)]
+    read_files: list[tuple[Path, list[RawSession | RawSnapshot]]] = [
+        (path, list(load_file(path, data, NO_LIMIT, options))) for path, data in blobs]
+    read_files += [(path, list(load_database(path, options))) for path in databases]
     read = time.perf_counter() - started
     started = time.perf_counter()
-    messages = sum(len(normalize(r.record, r.fallback_id)[0].messages)
-                   for r in raws if isinstance(r, RawSession))
+    per_file = {path: sum(len(normalize(r.record, r.fallback_id)[0].messages)
+                          for r in raws if isinstance(r, RawSession)) for path, raws in read_files}
     parse = read + time.perf_counter() - started
+    if expected is not None:  # every generated file read whole, and nothing else picked
+        assert per_file == expected, (fmt, per_file, expected)
+    raws = [raw for _, file_raws in read_files for raw in file_raws]
+    messages = sum(per_file.values())
     ingestor = Ingestor(DataDir(folder / "home"), HashEmbedder(), import_options=options)
     report = ingestor.index_paths(files)
     assert report.indexed == len(raws) and not report.rejected, report
@@ -120,7 +134,7 @@ def main() -> int:
             results.append(measure(fmt, Path(tmp), sessions))
         if not args.json:
             print(f"{fmt}: done", file=sys.stderr)
-    shares = skipped_shares(FIXTURES, formats)
+    shares = skipped_shares(FIXTURES, tuple(f for f in formats if f in UNITS))
     if args.json:
         print(json.dumps({"speed": results, "skipped": shares}, ensure_ascii=False, indent=1))
     else:
