@@ -13,6 +13,7 @@ translates: they read the same in both languages.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from itertools import pairwise
@@ -25,6 +26,8 @@ from models import SearchFilters
 
 __all__ = ["AMBIGUITY_POWER", "MAX_CANDIDATES", "PASSTHROUGH_WEIGHT", "Translation",
            "search_translated", "translate", "weighted_terms"]
+
+log = logging.getLogger(__name__)
 
 # Chosen on the tune half of eval/ and LoCoMo conversations 26-44 (docs/benchmarks.md, "A
 # dictionary across languages"): 2 translations a word ranked as well as 4 or 8; names kept
@@ -115,7 +118,11 @@ def search_translated(keyword: KeywordIndex, terms: QueryTerms, filters: SearchF
                       limit: int, cache_dir: Path | None = None) -> list[KeywordHit]:
     """The archive's best hits for the translated query, under the request's filters; the
     dictionary's tables are kept in `cache_dir` for the next process."""
-    dictionary(cache_dir)
+    try:
+        dictionary(cache_dir)
+    except OSError as exc:  # a broken install: search goes on without this list
+        log.warning("no cross-lingual keyword list: the dictionary cannot be read (%s)", exc)
+        return []
     known: dict[tuple[str, str], bool] = {}
 
     def occurs(field: str, tokens: tuple[str, ...]) -> bool:

