@@ -114,9 +114,15 @@ def vector_rankings(request: SearchRequest, vector: np.ndarray, searches: list[V
     return out
 
 
-def dictionary_ranking(hits: list[KeywordHit], candidates: dict[int, Candidate]) -> Ranking:
-    """The hits of the translated query (search/translation.py) as one more ranking; they are
-    not keyword evidence of the query's own words, so their BM25 scores are kept apart."""
+def dictionary_ranking(hits: list[KeywordHit], candidates: dict[int, Candidate],
+                       found: list[KeywordHit]) -> Ranking:
+    """The hits of the translated query (search/translation.py) as one more ranking, for the
+    sessions the query's own words did not find (`found`): it speaks for the other language.
+    Counted again for a session the query's names already found, it pushed sessions that
+    answer in the query's language down (tests/test_current_state.py). They are not keyword
+    evidence of the query's own words, so their BM25 scores are kept apart."""
+    sessions = {h.session_no for h in found}
+    hits = [h for h in hits if h.session_no not in sessions]
     for rank, hit in enumerate(hits, start=1):
         c = from_keyword(candidates, hit)
         if c.translated_rank is None:

@@ -181,7 +181,7 @@ class Searcher:
             rankings.append([h.key_no for h in hits])
             weights.append(WEIGHT_KEYWORD)
         if translated is not None:
-            ranked, weight = dictionary_ranking(translated.result(), candidates)
+            ranked, weight = dictionary_ranking(translated.result(), candidates, hits)
             rankings.append(ranked)
             weights.append(weight)
 

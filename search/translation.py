@@ -8,7 +8,8 @@ words (and two-word phrases: "time zone") become the Chinese words glossed as th
 many translations is ambiguous, so each of its translations weighs less: 1 / n ** power, over the
 n (at most MAX_CANDIDATES) that occur in the archive at all. Words the dictionary does not know
 (names, identifiers, numbers) stay as they are, at PASSTHROUGH_WEIGHT, when some other word
-translates: they read the same in both languages.
+translates: they read the same in both languages, and raise a hit that holds a translation
+(alone they would find the query's own language again).
 """
 
 from __future__ import annotations
@@ -29,10 +30,10 @@ __all__ = ["AMBIGUITY_POWER", "MAX_CANDIDATES", "PASSTHROUGH_WEIGHT", "Translati
 
 log = logging.getLogger(__name__)
 
-# Chosen on the tune half of eval/ and LoCoMo conversations 26-44 (docs/benchmarks.md, "A
-# dictionary across languages"): 2 translations a word ranked as well as 4 or 8; names kept
-# at 0.5 or 1.0 put more answers first than none, and only beside a translation did they
-# leave LoCoMo (English only) as it was.
+# Chosen on the tune half of eval/ and LoCoMo conversations 26-44 (docs/benchmarks.md, round
+# 6): 2 translations a word put more answers in the top 5 than 4 or 8; names kept anywhere
+# cost LoCoMo (English only) answers, kept as a boost beside a translation they change nothing
+# there.
 MAX_CANDIDATES = 2
 AMBIGUITY_POWER = 1.0
 PASSTHROUGH_WEIGHT = 0.5
@@ -50,6 +51,7 @@ class Translation:
     field: str
     tokens: tuple[str, ...]
     weight: float
+    kept: bool = False  # a name or identifier kept as it is, not a translation
 
 
 def translate(terms: QueryTerms, occurs: Occurs | None = None) -> list[Translation]:
@@ -72,7 +74,7 @@ def translate(terms: QueryTerms, occurs: Occurs | None = None) -> list[Translati
     # translates into the archive's words at all (else the list would repeat the keyword one).
     if PASSTHROUGH_WEIGHT and out:
         kept = [t for t in terms.body if not is_cjk_text(t) and t not in translated]
-        out += [Translation(t, "body", (t,), PASSTHROUGH_WEIGHT) for t in kept]
+        out += [Translation(t, "body", (t,), PASSTHROUGH_WEIGHT, kept=True) for t in kept]
     best: dict[tuple[str, tuple[str, ...]], Translation] = {}
     for t in out:
         known = best.get((t.field, t.tokens))
@@ -84,6 +86,13 @@ def translate(terms: QueryTerms, occurs: Occurs | None = None) -> list[Translati
 def weighted_terms(translations: Iterable[Translation]) -> list[WeightedTerms]:
     """The clauses KeywordIndex.search_weighted takes."""
     return [(t.field, t.tokens, t.weight) for t in translations]
+
+
+def _split(translations: list[Translation]) -> tuple[list[WeightedTerms], list[WeightedTerms]]:
+    """The translations, which a hit must hold one of, and the names kept, which only add to
+    the score of a hit: alone they would find the query's own language again."""
+    return (weighted_terms(t for t in translations if not t.kept),
+            weighted_terms(t for t in translations if t.kept))
 
 
 def _from_chinese(run: str, occurs: Occurs | None) -> list[Translation]:
@@ -132,4 +141,5 @@ def search_translated(keyword: KeywordIndex, terms: QueryTerms, filters: SearchF
             known.update({(field, t): n > 0 for t, n in counts.items()})
         return all(known[(field, t)] for t in tokens)
 
-    return keyword.search_weighted(weighted_terms(translate(terms, occurs)), filters, limit)
+    clauses, boosts = _split(translate(terms, occurs))
+    return keyword.search_weighted(clauses, filters, limit, boosts)

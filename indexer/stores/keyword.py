@@ -275,17 +275,23 @@ class KeywordIndex:
         return ({term: searcher.doc_freq(field, term) for term in terms}, searcher.num_docs)
 
     def search_weighted(self, clauses: Sequence[WeightedTerms], filters: SearchFilters,
-                        limit: int) -> list[KeywordHit]:
-        """Any of the clauses, each a term or a phrase of one field with its own weight: a
-        query made by translating another (search/translation.py)."""
+                        limit: int, boosts: Sequence[WeightedTerms] = ()) -> list[KeywordHit]:
+        """Documents with any of the clauses, each a term or a phrase of one field with its own
+        weight, scored higher for the `boosts` they also hold: a query made by translating
+        another (search/translation.py)."""
         if not clauses:
             return []
         Q, schema = tantivy.Query, self.schema
-        query = Q.boolean_query([
-            (tantivy.Occur.Should, Q.boost_query(
+
+        def each(terms: Sequence[WeightedTerms]) -> list[tuple[tantivy.Occur, tantivy.Query]]:
+            return [(tantivy.Occur.Should, Q.boost_query(
                 Q.term_query(schema, field, tokens[0]) if len(tokens) == 1
                 else Q.phrase_query(schema, field, list(tokens)), weight))
-            for field, tokens, weight in clauses])
+                for field, tokens, weight in terms]
+
+        query = Q.boolean_query(each(clauses))
+        if boosts:
+            query = Q.boolean_query([(tantivy.Occur.Must, query), *each(boosts)])
         query = self._with_filters(query, filters)
         shards = self._shards(filters.scope)
         hits = [hit for shard in shards for hit in shard.search(query, limit)]
