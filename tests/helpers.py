@@ -21,6 +21,7 @@ from mcp.types import CallToolResult
 
 from api import RecallService, Settings
 from indexer import HashEmbedder
+from indexer.formats.registry import FORMATS as FORMAT_RECORDS
 from indexer.stores.documents import session_text
 from indexer.stores.memories import MemoryStore
 from indexer.stores.state import State
@@ -38,6 +39,9 @@ FORMATS = DATA / "formats"
 CC = FORMATS / "claude-code" / "projects"
 OC = FORMATS / "openclaw" / "agents"
 GPT = FORMATS / "chatgpt" / "conversations.json"
+# what moves an agent's default location away from the home folder: every variable a format's
+# default_paths reads (indexer/formats/registry.py), unset by tests that read default locations
+AGENT_LOCATION_VARIABLES = tuple(sorted({name for f in FORMAT_RECORDS for name in f.environment}))
 # format fixtures damaged on purpose: `recall index` rejects each, with this in its reason, and
 # imports the rest
 DAMAGED_FORMAT_FILES = {

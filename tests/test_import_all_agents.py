@@ -12,8 +12,7 @@ import pytest
 
 from indexer.formats import FORMAT_NAMES
 
-from .helpers import FORMATS
-from .test_import_cli import AGENT_LOCATION_VARIABLES
+from .helpers import AGENT_LOCATION_VARIABLES, FORMATS
 
 # Each agent's fixture (tests/data/formats/<name>/...) and where in the home the agent keeps it
 # (its default location, the first one `recall sources` looks at on Linux). "." is the folder

@@ -11,7 +11,15 @@ import pytest
 from api.service.indexing import Rejected
 from indexer.formats import FORMAT_NAMES
 
-from .helpers import CC, DAMAGED_FORMAT_FILES, FORMATS, GPT, OC, damaged_format_files
+from .helpers import (
+    AGENT_LOCATION_VARIABLES,
+    CC,
+    DAMAGED_FORMAT_FILES,
+    FORMATS,
+    GPT,
+    OC,
+    damaged_format_files,
+)
 
 
 @pytest.fixture
@@ -26,13 +34,6 @@ def user_home(tmp_path: Path) -> Path:
 def data(tmp_path: Path) -> Path:
     """RECALL_HOME for the run."""
     return tmp_path / "data"
-
-
-# what moves an agent's default location away from the home folder
-AGENT_LOCATION_VARIABLES = (
-    "CLAUDE_CONFIG_DIR", "CODEX_HOME", "AIDER_CHAT_HISTORY_FILE", "XDG_CONFIG_HOME",
-    "XDG_DATA_HOME", "APPDATA", "VSCODE_APPDATA", "VSCODE_PORTABLE", "CURSOR_CONFIG_DIR",
-    "CLINE_DIR", "CLINE_DATA_DIR", "CLINE_SESSION_DATA_DIR", "OPENCODE_DB", "COPILOT_HOME")
 
 
 @pytest.fixture
