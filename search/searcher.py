@@ -153,7 +153,8 @@ class Searcher:
             keyword = self._pool.submit(gen.keyword.search, terms, request.filters,
                                         KEYWORD_CANDIDATES)
         translated: Future[list[KeywordHit]] | None = None
-        if use_keyword and self.translates:  # a cold process reads the dictionary there
+        # hybrid only: keyword mode searches the words as typed (an identifier, a name)
+        if request.mode == "hybrid" and self.translates:  # a cold process reads the dictionary there
             translated = self._pool.submit(search_translated, gen.keyword, terms,
                                            request.filters, KEYWORD_CANDIDATES, self.data.cache)
         vector: np.ndarray | None = None

@@ -55,8 +55,12 @@ def kind(value: Any) -> str | None:
     if ident.startswith("ses_") and isinstance(value.get("title"), str) and (
             isinstance(value.get("time"), dict)):
         return "session"
+    # older releases keep the session's id in the message's metadata (goose's messages have
+    # msg_ ids and a metadata of their own, without one)
+    metadata = value.get("metadata")
     if ident.startswith("msg_") and value.get("role") in ("user", "assistant") and (
-            isinstance(value.get("sessionID"), str) or isinstance(value.get("metadata"), dict)):
+            isinstance(value.get("sessionID"), str)
+            or (isinstance(metadata, dict) and isinstance(metadata.get("sessionID"), str))):
         return "message"
     if ident.startswith("prt_") and isinstance(value.get("type"), str) and (
             isinstance(value.get("messageID"), str)):
