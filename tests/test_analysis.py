@@ -48,12 +48,20 @@ def test_is_cjk_text() -> None:
     assert not is_cjk_text("What did we decide about Postgres?")
 
 
+def test_light_words_are_not_highlighted_beside_others() -> None:
+    text = "I like to go hiking in Kyoto, and we go back in May."
+    spans = match_spans(text, analyze_query("what do I like to go to in Kyoto"))
+    assert [text[a:b] for a, b in spans] == ["Kyoto"]
+    alone = match_spans(text, analyze_query("like"))  # the whole query: highlighted
+    assert [text[a:b] for a, b in alone] == ["like"]
+
+
 def _spans_token_by_token(text: str, query: str) -> list[tuple[int, int]]:
     """The plain definition of match_spans: walk every token of the text."""
-    from indexer.text.analysis import _TOKEN, _merge, _word_matches
+    from indexer.text.analysis import _TOKEN, _merge, _word_matches, highlighted
 
     terms = analyze_query(query)
-    wanted = set(terms.body) | set(terms.parts) | {t for p in terms.phrases for t in p}
+    wanted = highlighted(terms)
     cjk_wanted = [s for s in terms.cjk_strings if s] + [t for t in wanted if is_cjk_text(t)]
     spans = []
     for match in _TOKEN.finditer(text):

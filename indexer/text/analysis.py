@@ -25,6 +25,7 @@ __all__ = [
     "QueryTerms",
     "analyze",
     "analyze_query",
+    "highlighted",
     "is_cjk_text",
     "match_spans",
     "stem_words",
@@ -160,10 +161,26 @@ def analyze_query(query: str) -> QueryTerms:
     return terms
 
 
+# Words a question carries that say little on their own ("what do I like to go with?"): they are
+# searched, but beside the query's other words not highlighted, where they would mark a word in
+# half of every message and hide the words that matter.
+LIGHT_WORDS = frozenset(_stem(w) for w in (
+    "like", "go", "get", "got", "make", "use", "want", "need", "know", "think", "thing", "one",
+    "also", "well", "really", "much", "many", "lot", "way", "still", "yet", "even", "back",
+    "take", "come", "see", "look", "let", "put", "give", "keep", "try"))
+
+
+def highlighted(terms: QueryTerms) -> set[str]:
+    """The terms a snippet highlights: every term, less the light words when others remain."""
+    wanted = set(terms.body) | set(terms.parts) | {t for p in terms.phrases for t in p}
+    weighty = {t for t in wanted if t not in LIGHT_WORDS}
+    return weighty if weighty else wanted
+
+
 def match_spans(text: str, terms: QueryTerms) -> list[tuple[int, int]]:
     """Character spans of text that match the query's terms, for highlighting: every occurrence
     of a CJK query string, and every word or identifier whose stem (or a piece's) is wanted."""
-    wanted = set(terms.body) | set(terms.parts) | {t for p in terms.phrases for t in p}
+    wanted = highlighted(terms)
     cjk_wanted = [s for s in terms.cjk_strings if s] + [t for t in wanted if is_cjk_text(t)]
     spans: list[tuple[int, int]] = []
     for needle in cjk_wanted:  # CJK strings only ever occur inside CJK runs
