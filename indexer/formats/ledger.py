@@ -23,6 +23,7 @@ shows as left out for "no fate (a reader bug)" rather than vanishing.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 __all__ = ["EMPTY", "IMPORTED", "LEFT_OUT", "MERGED", "UNACCOUNTED", "Fate", "FileRead", "Ledger",
@@ -96,6 +97,17 @@ class Ledger:
 
     def left_out(self, where: str, reason: str) -> None:
         self._fates[where] = Fate(where, LEFT_OUT, reason)
+
+    def newest(self, found: Sequence[tuple[str, str]], as_what: str, later: str) -> str | None:
+        """The last of values read in turn, each with where it was (a name given again, a
+        summary compacted again): imported as `as_what`, the earlier ones merged into it."""
+        if not found:
+            return None
+        last, last_where = found[-1]
+        for _, where in found[:-1]:
+            self.merged(where, f"the later {later} on {last_where}")
+        self.imported(last_where, as_what)
+        return last
 
     def part_left_out(self, reason: str, count: int = 1) -> None:
         """A piece of a record (a block, a thought) left out while the record itself was kept."""

@@ -246,23 +246,11 @@ class Reader:
 
     def title(self) -> str | None:
         """The newest thread name; the earlier ones it replaced are merged into it."""
-        if not self.titles:
-            return None
-        last, last_where = self.titles[-1]
-        for _, where in self.titles[:-1]:
-            self.ledger.merged(where, f"the later thread name on {last_where}")
-        self.ledger.imported(last_where, "the session's title")
-        return last
+        return self.ledger.newest(self.titles, "the session's title", "thread name")
 
     def summary(self) -> str | None:
         """The newest compaction summary (it summarizes the earlier ones too)."""
-        if not self.summaries:
-            return None
-        last, last_where = self.summaries[-1]
-        for _, where in self.summaries[:-1]:
-            self.ledger.merged(where, f"the later compaction on {last_where}")
-        self.ledger.imported(last_where, "the session's summary")
-        return last
+        return self.ledger.newest(self.summaries, "the session's summary", "compaction")
 
 
 def _users_words(text: str) -> tuple[str, bool] | None:

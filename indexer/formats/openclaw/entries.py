@@ -188,23 +188,11 @@ class Reader:
 
     def summary(self) -> str | None:
         """The newest compaction summary on the path; the older ones are merged into it."""
-        if not self.summaries:
-            return None
-        last, last_where = self.summaries[-1]
-        for _, where in self.summaries[:-1]:
-            self.ledger.merged(where, f"the later compaction on {last_where}")
-        self.ledger.imported(last_where, "the session's summary")
-        return last
+        return self.ledger.newest(self.summaries, "the session's summary", "compaction")
 
     def name(self) -> str | None:
         """The newest session name (`session_info`); the earlier ones are merged into it."""
-        if not self.names:
-            return None
-        last, last_where = self.names[-1]
-        for _, where in self.names[:-1]:
-            self.ledger.merged(where, f"the later session name on {last_where}")
-        self.ledger.imported(last_where, "the session's title")
-        return last
+        return self.ledger.newest(self.names, "the session's title", "session name")
 
     def names_not_used(self) -> None:
         for _, where in self.names:
