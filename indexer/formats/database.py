@@ -12,12 +12,15 @@ import hashlib
 import shutil
 import sqlite3
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 
-__all__ = ["SUFFIXES", "fingerprint", "is_database", "open_readonly", "read_unless_database",
-           "table_names", "write_ahead_log"]
+from models import InvalidSession
+
+__all__ = ["SUFFIXES", "columns", "fingerprint", "is_database", "open_readonly",
+           "read_unless_database", "require_columns", "select_list", "table_names",
+           "write_ahead_log"]
 
 MAGIC = b"SQLite format 3\x00"
 # the names agents give their databases (Kiro CLI's data.sqlite3 too); content decides
@@ -97,3 +100,23 @@ def _connect(uri: str) -> sqlite3.Connection:
 def table_names(connection: sqlite3.Connection) -> set[str]:
     return {row[0] for row in connection.execute(
         "SELECT name FROM sqlite_master WHERE type = 'table'")}
+
+
+def columns(connection: sqlite3.Connection, table: str) -> set[str]:
+    """A table's column names (none when it does not exist)."""
+    return {row[1] for row in connection.execute(f"PRAGMA table_info({table})")}
+
+
+def require_columns(have: Mapping[str, set[str]], needed: Mapping[str, set[str]],
+                    database: str) -> None:
+    """InvalidSession naming the first table that lacks a column its reader cannot do without
+    (`database`: "a goose database")."""
+    for table, wanted in needed.items():
+        if not wanted <= have[table]:
+            missing = ", ".join(sorted(wanted - have[table]))
+            raise InvalidSession(f"not {database}: table {table} has no {missing}")
+
+
+def select_list(wanted: Iterable[str], present: set[str]) -> str:
+    """The columns to SELECT, NULL for each one an older release of the agent did not have."""
+    return ", ".join(c if c in present else f"NULL AS {c}" for c in wanted)

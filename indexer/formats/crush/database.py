@@ -26,8 +26,9 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from indexer.formats.database import columns as table_columns
+from indexer.formats.database import require_columns, select_list
 from indexer.formats.ledger import Ledger
-from models import InvalidSession
 
 __all__ = ["SESSION_ROW", "TABLES", "Row", "Session", "iso", "looks_like", "orphans",
            "read_sessions"]
@@ -58,21 +59,18 @@ class Session:
 
 def looks_like(connection: sqlite3.Connection, tables: set[str]) -> bool:
     """Crush's tables, its messages with `parts` and its sessions with `parent_session_id`."""
-    return (tables >= TABLES and "parts" in _columns(connection, "messages")
-            and "parent_session_id" in _columns(connection, "sessions"))
+    return (tables >= TABLES and "parts" in table_columns(connection, "messages")
+            and "parent_session_id" in table_columns(connection, "sessions"))
 
 
 def read_sessions(connection: sqlite3.Connection, since: str | None) -> Iterator[Session]:
-    session_columns = _columns(connection, "sessions")
-    message_columns = _columns(connection, "messages")
-    for table, needed, have in (("sessions", {"id"}, session_columns),
-                                ("messages", {"id", "session_id", "role", "parts"},
-                                 message_columns)):
-        if not needed <= have:
-            missing = ", ".join(sorted(needed - have))
-            raise InvalidSession(f"not a crush database: table {table} has no {missing}")
+    session_columns = table_columns(connection, "sessions")
+    message_columns = table_columns(connection, "messages")
+    require_columns({"sessions": session_columns, "messages": message_columns},
+                    {"sessions": {"id"}, "messages": {"id", "session_id", "role", "parts"}},
+                    "a crush database")
     wanted = ("id", "parent_session_id", "title", "created_at", "updated_at")
-    select = ", ".join(c if c in session_columns else f"NULL AS {c}" for c in wanted)
+    select = select_list(wanted, session_columns)
     rows = [dict(zip(wanted, row, strict=True))
             for row in connection.execute(f"SELECT {select} FROM sessions")]
     for info in sorted(rows, key=lambda r: (_number(r["created_at"]), str(r["id"]))):
@@ -113,9 +111,9 @@ def iso(value: Any) -> str | None:
 
 def _messages(connection: sqlite3.Connection, session: Session,
               columns: set[str]) -> Iterator[Row]:
-    optional = [c if c in columns else f"NULL AS {c}" for c in ("created_at", "is_summary_message")]
+    optional = select_list(("created_at", "is_summary_message"), columns)
     for message_id, role, parts, created, summary in connection.execute(
-            f"SELECT id, role, parts, {', '.join(optional)} FROM messages WHERE session_id = ? "
+            f"SELECT id, role, parts, {optional} FROM messages WHERE session_id = ? "
             "ORDER BY created_at, rowid", (session.id,)):
         where = f"message row {message_id}"
         session.ledger.read(where)
@@ -145,6 +143,3 @@ def _number(value: Any) -> float:
         return int(value)
     return value if isinstance(value, int | float) and not isinstance(value, bool) else 0
 
-
-def _columns(connection: sqlite3.Connection, table: str) -> set[str]:
-    return {row[1] for row in connection.execute(f"PRAGMA table_info({table})")}

@@ -24,9 +24,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from indexer.formats.database import columns as table_columns
+from indexer.formats.database import require_columns, select_list
 from indexer.formats.goose.content import loads
 from indexer.formats.ledger import Ledger
-from models import InvalidSession
 
 __all__ = ["SESSION_ROW", "TABLES", "Row", "Session", "looks_like", "orphans", "read_sessions"]
 
@@ -54,22 +55,19 @@ def looks_like(connection: sqlite3.Connection, tables: set[str]) -> bool:
     """Goose's tables, its messages with `content_json` (another agent's `messages` differs)."""
     if not tables >= TABLES:
         return False
-    columns = _columns(connection, "messages")
+    columns = table_columns(connection, "messages")
     return {"content_json", "created_timestamp", "session_id"} <= columns
 
 
 def read_sessions(connection: sqlite3.Connection, since: str | None) -> Iterator[Session]:
-    session_columns = _columns(connection, "sessions")
-    message_columns = _columns(connection, "messages")
-    for table, needed, have in (("sessions", {"id"}, session_columns),
-                                ("messages", {"id", "session_id", "role", "content_json"},
-                                 message_columns)):
-        if not needed <= have:
-            missing = ", ".join(sorted(needed - have))
-            raise InvalidSession(f"not a goose database: table {table} has no {missing}")
+    session_columns = table_columns(connection, "sessions")
+    message_columns = table_columns(connection, "messages")
+    require_columns({"sessions": session_columns, "messages": message_columns},
+                    {"sessions": {"id"}, "messages": {"id", "session_id", "role", "content_json"}},
+                    "a goose database")
     wanted = ("id", "name", "description", "user_set_name", "session_type", "working_dir",
               "created_at", "updated_at")
-    select = ", ".join(c if c in session_columns else f"NULL AS {c}" for c in wanted)
+    select = select_list(wanted, session_columns)
     rows = [dict(zip(wanted, row, strict=True))
             for row in connection.execute(f"SELECT {select} FROM sessions")]
     for info in sorted(rows, key=lambda r: (str(r["created_at"] or ""), str(r["id"]))):
@@ -95,10 +93,9 @@ def orphans(connection: sqlite3.Connection, ledger: Ledger) -> None:
 
 def _messages(connection: sqlite3.Connection, session_id: Any, columns: set[str],
               ledger: Ledger) -> Iterator[Row]:
-    optional = [c if c in columns else f"NULL AS {c}"
-                for c in ("created_timestamp", "metadata_json", "message_id")]
+    optional = select_list(("created_timestamp", "metadata_json", "message_id"), columns)
     for row_id, role, content, created, metadata, message_id in connection.execute(
-            f"SELECT id, role, content_json, {', '.join(optional)} FROM messages "
+            f"SELECT id, role, content_json, {optional} FROM messages "
             "WHERE session_id = ? ORDER BY id", (session_id,)):
         where = f"message row {row_id}"
         ledger.read(where)
@@ -111,6 +108,3 @@ def _messages(connection: sqlite3.Connection, session_id: Any, columns: set[str]
                  "metadata": loads(metadata, lambda v: isinstance(v, dict)) or {}}
         yield Row(where, ident, value)
 
-
-def _columns(connection: sqlite3.Connection, table: str) -> set[str]:
-    return {row[1] for row in connection.execute(f"PRAGMA table_info({table})")}

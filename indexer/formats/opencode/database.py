@@ -23,9 +23,10 @@ import sqlite3
 from collections.abc import Iterator
 from typing import Any
 
+from indexer.formats.database import columns as table_columns
+from indexer.formats.database import require_columns, select_list
 from indexer.formats.ledger import Ledger
 from indexer.formats.opencode.parts import Message, Part, Session, iso, loads, number
-from models import InvalidSession
 
 __all__ = ["TABLES", "orphans", "read_sessions"]
 
@@ -36,15 +37,12 @@ SESSION_ROW = "session row"
 def read_sessions(connection: sqlite3.Connection, since: str | None) -> Iterator[Session]:
     """The database's sessions, oldest first; InvalidSession, before the first, when a table
     lacks a column that ties the sessions, messages and parts together."""
-    columns = {table: _columns(connection, table) for table in TABLES}
-    for table, needed in (("session", {"id"}), ("message", {"id", "session_id", "data"}),
-                          ("part", {"id", "message_id", "data"})):
-        if not needed <= columns[table]:
-            missing = ", ".join(sorted(needed - columns[table]))
-            raise InvalidSession(f"not an opencode database: table {table} has no {missing}")
+    columns = {table: table_columns(connection, table) for table in TABLES}
+    require_columns(columns, {"session": {"id"}, "message": {"id", "session_id", "data"},
+                              "part": {"id", "message_id", "data"}}, "an opencode database")
     worktrees = _worktrees(connection, columns["project"])
     wanted = ("id", "title", "directory", "project_id", "time_created", "time_updated")
-    select = ", ".join(c if c in columns["session"] else f"NULL AS {c}" for c in wanted)
+    select = select_list(wanted, columns["session"])
     rows = [dict(zip(wanted, row, strict=True))
             for row in connection.execute(f"SELECT {select} FROM session")]
     for info in sorted(rows, key=lambda r: (number(r["time_created"]), str(r["id"]))):
@@ -74,9 +72,6 @@ def orphans(connection: sqlite3.Connection, ledger: Ledger) -> None:
         ledger.read(f"part row {part_id}")
         ledger.left_out(f"part row {part_id}", "part of no message")
 
-
-def _columns(connection: sqlite3.Connection, table: str) -> set[str]:
-    return {row[1] for row in connection.execute(f"PRAGMA table_info({table})")}
 
 
 def _worktrees(connection: sqlite3.Connection, columns: set[str]) -> dict[Any, str]:

@@ -27,6 +27,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from indexer.formats.database import columns as table_columns
+from indexer.formats.database import select_list
 from indexer.formats.ledger import Ledger
 from models import InvalidSession, parse_time
 
@@ -62,14 +64,14 @@ def looks_like_warp(connection: sqlite3.Connection, tables: set[str]) -> bool:
     """Both of Warp's agent tables, `ai_queries` with the columns that hold an exchange."""
     if not {"ai_queries", "agent_conversations"} <= tables:
         return False
-    return _columns(connection, "ai_queries") >= {"exchange_id", "conversation_id", "input"}
+    return table_columns(connection, "ai_queries") >= {"exchange_id", "conversation_id", "input"}
 
 
 def read_conversations(connection: sqlite3.Connection,
                        since: str | None) -> Iterator[Conversation]:
     tables = {row[0] for row in connection.execute(
         "SELECT name FROM sqlite_master WHERE type = 'table'")}
-    columns = _columns(connection, "ai_queries")
+    columns = table_columns(connection, "ai_queries")
     if not {"conversation_id", "input"} <= columns:
         raise InvalidSession("not a Warp database: ai_queries has no conversation_id or input")
     exchanges = _exchanges(connection, columns)
@@ -109,7 +111,7 @@ def _conversation(conversation_id: str, exchanges: list[Exchange],
 
 
 def _exchanges(connection: sqlite3.Connection, columns: set[str]) -> dict[str, list[Exchange]]:
-    select = ", ".join(c if c in columns else f"NULL AS {c}" for c in _QUERY_COLUMNS)
+    select = select_list(_QUERY_COLUMNS, columns)
     found: dict[str, list[Exchange]] = {}
     for row_id, exchange_id, conversation_id, start, data, cwd, status in connection.execute(
             f"SELECT {select} FROM ai_queries"):
@@ -123,7 +125,7 @@ def _exchanges(connection: sqlite3.Connection, columns: set[str]) -> dict[str, l
 
 
 def _outputs(connection: sqlite3.Connection) -> dict[str, list[tuple[str, Any]]]:
-    columns = _columns(connection, "ai_blocks")
+    columns = table_columns(connection, "ai_blocks")
     if not {"exchange_id", "output"} <= columns:
         return {}
     ident = "rowid" if "id" not in columns else "id"
@@ -135,7 +137,7 @@ def _outputs(connection: sqlite3.Connection) -> dict[str, list[tuple[str, Any]]]
 
 
 def _conversation_rows(connection: sqlite3.Connection) -> dict[str, str | None]:
-    columns = _columns(connection, "agent_conversations")
+    columns = table_columns(connection, "agent_conversations")
     if "conversation_id" not in columns:
         return {}
     modified = "last_modified_at" if "last_modified_at" in columns else "NULL"
@@ -144,7 +146,7 @@ def _conversation_rows(connection: sqlite3.Connection) -> dict[str, str | None]:
 
 
 def _task_rows(connection: sqlite3.Connection) -> dict[str, list[str]]:
-    columns = _columns(connection, "agent_tasks")
+    columns = table_columns(connection, "agent_tasks")
     if "conversation_id" not in columns:
         return {}
     ident = "task_id" if "task_id" in columns else "rowid"
@@ -175,6 +177,3 @@ def iso(value: Any) -> str | None:
 def _first_time(exchanges: list[Exchange] | None) -> str:
     return min((e.time for e in exchanges or [] if e.time), default="~")
 
-
-def _columns(connection: sqlite3.Connection, table: str) -> set[str]:
-    return {row[1] for row in connection.execute(f"PRAGMA table_info({table})")}
