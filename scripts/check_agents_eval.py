@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # import the code of this checkout, whatever the current folder
 sys.path.insert(0, str(ROOT / "scripts"))
 
-from check_eval_set import run_check, split_for
+from check_eval_set import read_questions, run_check, split_for
 
 from indexer.formats.common import FORMAT_NAMES, ImportOptions
 from indexer.formats.ledger import Ledger
@@ -100,21 +100,7 @@ def validate(root: Path = ROOT) -> tuple[list[str], dict[str, Counter[str]]]:
     """Return (problems, counts); an empty problem list means the set is valid."""
     problems: list[str] = []
     sessions = corpus_sessions(root / "tests" / "data" / "real")
-    questions = []
-    lines = (root / "eval" / "agents" / "queries.jsonl").read_text("utf-8").splitlines()
-    for n, line in enumerate(lines, 1):
-        try:
-            q = json.loads(line)
-        except json.JSONDecodeError as exc:
-            problems.append(f"queries.jsonl line {n}: not JSON: {exc}")
-            continue
-        if not isinstance(q, dict) or set(q) != FIELDS:
-            problems.append(f"queries.jsonl line {n}: fields must be exactly {sorted(FIELDS)}")
-            continue
-        questions.append(q)
-
-    qids = Counter(q["qid"] for q in questions)
-    problems += [f"qid {qid} appears {n} times" for qid, n in qids.items() if n > 1]
+    questions = read_questions(root / "eval" / "agents" / "queries.jsonl", FIELDS, problems)
     for q in questions:
         _check_question(q, sessions, problems)
 

@@ -91,6 +91,25 @@ def check_new_sessions(folder: Path, problems: list[str]) -> int:
     return len(paths)
 
 
+def read_questions(path: Path, fields: set[str], problems: list[str]) -> list[dict]:
+    """The questions of a queries.jsonl with exactly these fields, each qid once; what is wrong
+    with the others added to problems."""
+    questions = []
+    for n, line in enumerate(path.read_text("utf-8").splitlines(), 1):
+        try:
+            q = json.loads(line)
+        except json.JSONDecodeError as exc:
+            problems.append(f"{path.name} line {n}: not JSON: {exc}")
+            continue
+        if not isinstance(q, dict) or set(q) != fields:
+            problems.append(f"{path.name} line {n}: fields must be exactly {sorted(fields)}")
+            continue
+        questions.append(q)
+    qids = Counter(q["qid"] for q in questions)
+    problems += [f"qid {qid} appears {n} times" for qid, n in qids.items() if n > 1]
+    return questions
+
+
 def validate(root: Path = ROOT) -> tuple[list[str], dict[str, Counter[str]]]:
     """Return (problems, counts); an empty problem list means the set is valid."""
     problems: list[str] = []
@@ -101,20 +120,7 @@ def validate(root: Path = ROOT) -> tuple[list[str], dict[str, Counter[str]]]:
         problems.append(f"eval/sessions reuses example session ids: {sorted(clash)}")
     sessions.update(new)
 
-    questions = []
-    for n, line in enumerate((root / "eval" / "queries.jsonl").read_text("utf-8").splitlines(), 1):
-        try:
-            q = json.loads(line)
-        except json.JSONDecodeError as exc:
-            problems.append(f"queries.jsonl line {n}: not JSON: {exc}")
-            continue
-        if not isinstance(q, dict) or set(q) != FIELDS:
-            problems.append(f"queries.jsonl line {n}: fields must be exactly {sorted(FIELDS)}")
-            continue
-        questions.append(q)
-
-    qids = Counter(q["qid"] for q in questions)
-    problems += [f"qid {qid} appears {n} times" for qid, n in qids.items() if n > 1]
+    questions = read_questions(root / "eval" / "queries.jsonl", FIELDS, problems)
     for q in questions:
         where = f"{q['qid']}"
         if not isinstance(q["query"], str) or not q["query"].strip():
