@@ -21,6 +21,8 @@ from mcp.types import CallToolResult
 
 from api import RecallService, Settings
 from indexer import HashEmbedder
+from indexer.formats.common import Transcript
+from indexer.formats.ledger import UNACCOUNTED, Ledger
 from indexer.formats.registry import FORMATS as FORMAT_RECORDS
 from indexer.stores.documents import session_text
 from indexer.stores.memories import MemoryStore
@@ -230,3 +232,15 @@ ROUTE_SCOPES = {
     ("GET", "/metrics"): "read",
 }
 RANK = {"read": 0, "write": 1, "admin": 2}
+
+
+def checked(ledger: Ledger) -> Ledger:
+    """The ledger of a read, asserted to add up with every record given its fate."""
+    totals = ledger.totals()
+    assert totals.adds_up() and UNACCOUNTED not in totals.left_out, totals
+    return ledger
+
+
+def contents(transcript: Transcript) -> list[tuple[str, str]]:
+    """A transcript's messages as (role, content)."""
+    return [(m["role"], m["content"]) for m in transcript.record["messages"]]

@@ -21,13 +21,13 @@ from indexer.formats import (
     crush,
 )
 from indexer.formats.importer import candidate_files, default_paths
-from indexer.formats.ledger import UNACCOUNTED, Ledger
+from indexer.formats.ledger import Ledger
 from indexer.formats.readers import read_database
 from indexer.formats.resume import resume_hint
 from indexer.formats.sources import normalize
 from models import InvalidSession, SearchRequest
 
-from .helpers import FORMATS, make_service
+from .helpers import FORMATS, checked, contents, make_service
 
 CRUSH = FORMATS / "crush"
 DATABASE = CRUSH / "crush.db"
@@ -49,16 +49,6 @@ def sessions(connection: sqlite3.Connection, ledger: Ledger | None = None,
     found = crush.parse_database(DATABASE, connection, ImportOptions(**options),
                                  ledger if ledger is not None else Ledger())
     return {t.record["origin"]["id"]: t for t in found}
-
-
-def contents(transcript: Transcript) -> list[tuple[str, str]]:
-    return [(m["role"], m["content"]) for m in transcript.record["messages"]]
-
-
-def checked(ledger: Ledger) -> Ledger:
-    totals = ledger.totals()
-    assert totals.adds_up() and UNACCOUNTED not in totals.left_out, totals
-    return ledger
 
 
 def test_one_session_each_sub_agent_included_and_crush_s_own_left_out(

@@ -21,13 +21,13 @@ from indexer.formats import (
     goose,
 )
 from indexer.formats.importer import candidate_files, default_paths
-from indexer.formats.ledger import UNACCOUNTED, Ledger
+from indexer.formats.ledger import Ledger
 from indexer.formats.readers import read_database
 from indexer.formats.resume import resume_hint
 from indexer.formats.sources import load_file, normalize
 from models import InvalidSession, SearchRequest
 
-from .helpers import FORMATS, make_service
+from .helpers import FORMATS, checked, contents, make_service
 
 GOOSE = FORMATS / "goose"
 DATABASE = GOOSE / "sessions" / "sessions.db"
@@ -52,20 +52,10 @@ def sessions(connection: sqlite3.Connection, ledger: Ledger | None = None,
     return {t.record["origin"]["id"]: t for t in found}
 
 
-def contents(transcript: Transcript) -> list[tuple[str, str]]:
-    return [(m["role"], m["content"]) for m in transcript.record["messages"]]
-
-
 def read_file(path: Path, ledger: Ledger | None = None, **options: Any) -> Transcript:
     (transcript,) = goose.parse_lines(path, path.read_text("utf-8"), ImportOptions(**options),
                                       ledger if ledger is not None else Ledger())
     return transcript
-
-
-def checked(ledger: Ledger) -> Ledger:
-    totals = ledger.totals()
-    assert totals.adds_up() and UNACCOUNTED not in totals.left_out, totals
-    return ledger
 
 
 # the database --------------------------------------------------------------------------------

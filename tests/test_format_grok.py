@@ -16,12 +16,12 @@ import pytest
 
 from indexer.formats import ImportOptions, NothingToImport, Transcript, detect_format, grok
 from indexer.formats.importer import candidate_files, default_paths
-from indexer.formats.ledger import UNACCOUNTED, Ledger
+from indexer.formats.ledger import Ledger
 from indexer.formats.resume import resume_hint
 from indexer.formats.sources import load_file, normalize
 from models import SearchRequest
 
-from .helpers import FORMATS, make_service
+from .helpers import FORMATS, checked, make_service
 
 GROK = FORMATS / "grok"
 SESSIONS = GROK / "home" / "sessions"
@@ -36,12 +36,6 @@ def read(folder: Path, ledger: Ledger | None = None, **options: Any) -> Transcri
     (transcript,) = grok.parse(path, path.read_text("utf-8"), ImportOptions(**options),
                                ledger or Ledger())
     return transcript
-
-
-def checked(ledger: Ledger) -> Ledger:
-    totals = ledger.totals()
-    assert totals.adds_up() and UNACCOUNTED not in totals.left_out, totals
-    return ledger
 
 
 def test_a_session_with_its_summary() -> None:

@@ -13,12 +13,12 @@ import pytest
 
 from indexer.formats import ImportOptions, NothingToImport, Transcript, detect_format, kimi
 from indexer.formats.importer import candidate_files, default_paths
-from indexer.formats.ledger import UNACCOUNTED, Ledger
+from indexer.formats.ledger import Ledger
 from indexer.formats.resume import resume_hint
 from indexer.formats.sources import load_file, normalize
 from models import SearchRequest
 
-from .helpers import FORMATS, make_service
+from .helpers import FORMATS, checked, make_service
 
 KIMI = FORMATS / "kimi"
 SESSIONS = KIMI / "share" / "sessions"
@@ -37,12 +37,6 @@ def read(path: Path, ledger: Ledger | None = None, **options: Any) -> Transcript
                                (path / "wire.jsonl" if path.is_dir() else path).read_text("utf-8"),
                                ImportOptions(**options), ledger or Ledger())
     return transcript
-
-
-def checked(ledger: Ledger) -> Ledger:
-    totals = ledger.totals()
-    assert totals.adds_up() and UNACCOUNTED not in totals.left_out, totals
-    return ledger
 
 
 def test_a_session_with_its_title_folder_and_origin() -> None:

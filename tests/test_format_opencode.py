@@ -24,12 +24,12 @@ from indexer.formats import (
     read_database,
 )
 from indexer.formats.importer import candidate_files, default_paths
-from indexer.formats.ledger import UNACCOUNTED, Ledger
+from indexer.formats.ledger import Ledger
 from indexer.formats.resume import resume_hint
 from indexer.formats.sources import RawSession, load_file, normalize
 from models import InvalidSession, SearchRequest
 
-from .helpers import DATA, FORMATS, make_service
+from .helpers import DATA, FORMATS, checked, make_service
 
 OPENCODE = FORMATS / "opencode"
 DATABASE = OPENCODE / "opencode.db"
@@ -54,12 +54,6 @@ def connection() -> Iterator[sqlite3.Connection]:
 def sessions(connection: sqlite3.Connection, **options: Any) -> dict[str, Transcript]:
     found = opencode.parse_database(DATABASE, connection, ImportOptions(**options), Ledger())
     return {t.record["origin"]["id"]: t for t in found}
-
-
-def checked(ledger: Ledger) -> Ledger:
-    totals = ledger.totals()
-    assert totals.adds_up() and UNACCOUNTED not in totals.left_out, totals
-    return ledger
 
 
 def contents(transcript: Transcript) -> list[str]:

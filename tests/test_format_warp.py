@@ -18,7 +18,7 @@ from indexer.formats.importer import candidate_files, default_paths
 from indexer.formats.ledger import UNACCOUNTED, Ledger
 from models import InvalidSession, SearchRequest
 
-from .helpers import FORMATS, make_service
+from .helpers import FORMATS, contents, make_service
 
 WARP = FORMATS / "warp"
 LINUX = WARP / "warp-terminal" / "warp.sqlite"
@@ -33,10 +33,6 @@ def conversations(path: Path, ledger: Ledger | None = None,
     with sqlite3.connect(f"{path.absolute().as_uri()}?mode=ro", uri=True) as db:
         found = warp.parse_database(path, db, ImportOptions(**options), ledger or Ledger())
     return {t.record["origin"]["id"]: t for t in found}
-
-
-def contents(transcript: Transcript) -> list[tuple[str, str]]:
-    return [(m["role"], m["content"]) for m in transcript.record["messages"]]
 
 
 def test_one_session_per_conversation_in_order() -> None:

@@ -25,12 +25,12 @@ from indexer.formats import (
 )
 from indexer.formats.database import open_readonly, table_names
 from indexer.formats.importer import candidate_files, default_paths, find_sources
-from indexer.formats.ledger import UNACCOUNTED, Ledger
+from indexer.formats.ledger import Ledger
 from indexer.formats.resume import resume_hint
 from indexer.formats.sources import normalize
 from models import InvalidSession, SearchRequest
 
-from .helpers import FORMATS, make_service
+from .helpers import FORMATS, checked, make_service
 
 WINDSURF = FORMATS / "windsurf"
 USER = WINDSURF / "Windsurf" / "User"
@@ -52,12 +52,6 @@ def read(path: Path, ledger: Ledger | None = None, **options: Any) -> dict[str, 
         found = windsurf.parse_database(path, connection, ImportOptions(**options),
                                         ledger or Ledger())
     return {t.record["origin"]["id"]: t for t in found}
-
-
-def checked(ledger: Ledger) -> Ledger:
-    totals = ledger.totals()
-    assert totals.adds_up() and UNACCOUNTED not in totals.left_out, totals
-    return ledger
 
 
 def test_each_tab_with_a_prompt_is_a_session() -> None:

@@ -22,7 +22,7 @@ from indexer.formats.resume import resume_hint
 from indexer.formats.sources import normalize
 from models import SearchRequest
 
-from .helpers import FORMATS, make_service
+from .helpers import FORMATS, contents, make_service
 
 ZED = FORMATS / "zed"
 DATABASE = ZED / "threads" / "threads.db"
@@ -44,10 +44,6 @@ def threads(connection: sqlite3.Connection, ledger: Ledger | None = None,
             **options: Any) -> dict[str, Transcript]:
     found = zed.parse_database(DATABASE, connection, ImportOptions(**options), ledger or Ledger())
     return {t.record["origin"]["id"]: t for t in found}
-
-
-def contents(transcript: Transcript) -> list[tuple[str, str]]:
-    return [(m["role"], m["content"]) for m in transcript.record["messages"]]
 
 
 def test_one_session_per_thread_oldest_first(connection: sqlite3.Connection) -> None:
