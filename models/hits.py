@@ -79,6 +79,8 @@ class SessionHit(msgspec.Struct, frozen=True):
     score: float
     messages: tuple[MessageHit, ...]
     title: str | None = None
+    # the session's first request, for a session without a title (api/service/sessions.py)
+    opening: str | None = None
     # the fused score split by source: rank contributions and raw scores
     score_parts: dict[str, float] = {}
     # statements of this session about the query that were superseded or supersede others,

@@ -57,7 +57,7 @@ def test_list_sessions_newest_first_with_filters(client: TestClient) -> None:
     assert dates == sorted(dates, reverse=True) and body["total"] == 7
     first = body["sessions"][0]
     assert set(first) == {"session_id", "date", "channel", "participants", "topics", "title", "summary",
-                          "message_count", "category", "status", "trimmed"}
+                          "message_count", "category", "status", "trimmed", "opening"}
     assert {s["status"] for s in body["sessions"]} == {"archived"}  # ingested from files
     page = client.get("/v1/sessions", params={"limit": 2, "offset": 1}).json()
     assert [s["session_id"] for s in page["sessions"]] == [s["session_id"] for s in body["sessions"][1:3]]

@@ -25,7 +25,8 @@ SEARCH_DESCRIPTION = (
     "Search the archive of past conversations for sessions matching a query, best first. "
     "Use it whenever the user mentions something said or decided before. Chinese and English "
     "both work, by words or by meaning; put an exact phrase in double quotes. Each result has "
-    "session_id, date, channel, title, score and up to three best messages with a snippet "
+    "session_id, date, channel, title (or, when it has none, opening: its first request), score "
+    "and up to three best messages with a snippet "
     "(highlights are [start, end) offsets into it). Pass a session_id to get_session to read "
     "the whole conversation. An empty results list means nothing relevant was found.")
 

@@ -177,7 +177,7 @@ class RecallService:
             log.warning("warm-up search failed: %s", exc.detail)
 
     def search(self, request: SearchRequest) -> SearchResponse:
-        response = self.searcher.search(request)
+        response = sessions.label_hits(self.data, self.searcher.search(request))
         self.relevance.boost_hits(response)  # the memories it returns were used
         return response
 

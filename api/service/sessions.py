@@ -18,6 +18,7 @@ from models import (
     IndexUnavailable,
     InvalidInput,
     Message,
+    SearchResponse,
     Session,
     SessionStatus,
     estimate_tokens,
@@ -41,6 +42,7 @@ __all__ = [
     "Stats",
     "facets",
     "health",
+    "label_hits",
     "list_sessions",
     "read_session",
     "stats",
@@ -76,6 +78,7 @@ class SessionSummary(msgspec.Struct):
     category: str | None
     status: SessionStatus  # a session ingested from a file is archived
     trimmed: Trimmed | None = None  # message_count is what is left; this, what there was
+    opening: str | None = None  # its first request: what a session without a title is about
 
 
 class SessionList(msgspec.Struct):
@@ -168,7 +171,7 @@ def list_sessions(data: DataDir, *, since: str | None = None, until: str | None 
             continue
         meta: dict[str, Any] = {"participants": [], "topics": [], "title": None,
                                 "summary": None, "category": None, "status": None,
-                                "trimmed": None}
+                                "trimmed": None, "opening": None}
         meta.update(json.loads(row.meta))
         if participant and participant.lower() not in (p.lower() for p in meta["participants"]):
             continue
@@ -180,8 +183,26 @@ def list_sessions(data: DataDir, *, since: str | None = None, until: str | None 
             participants=meta["participants"], topics=meta["topics"], title=meta["title"],
             summary=meta["summary"], message_count=row.message_count,
             category=meta["category"], status=status_of(meta["status"]),
-            trimmed=msgspec.convert(meta["trimmed"], Trimmed) if meta["trimmed"] else None))
+            trimmed=msgspec.convert(meta["trimmed"], Trimmed) if meta["trimmed"] else None,
+            opening=meta["opening"]))
     return SessionList(summaries[offset : offset + limit], len(summaries), limit, offset)
+
+
+def label_hits(data: DataDir, response: SearchResponse) -> SearchResponse:
+    """Each hit of a session without a title or summary with its first request (`opening`), as
+    its listing has it: more to go by than "(untitled)"."""
+    untitled = {hit.session_id for hit in response.results if not hit.title}
+    if not untitled:
+        return response
+    state = State(data.state_db)
+    try:
+        openings = {sid: json.loads(row.meta).get("opening") for sid in untitled
+                    if (row := state.session(sid)) is not None}
+    finally:
+        state.close()
+    return msgspec.structs.replace(response, results=tuple(
+        msgspec.structs.replace(hit, opening=openings[hit.session_id])
+        if openings.get(hit.session_id) else hit for hit in response.results))
 
 
 def facets(data: DataDir) -> Facets:

@@ -174,12 +174,29 @@ def archive_relative(data: DataDir, path: Path) -> str:
     return str(path.relative_to(data.archive))
 
 
+OPENING_CHARS = 120
+
+
+def opening_request(session: Session) -> str | None:
+    """The first line of the session's first user message, cut to OPENING_CHARS: what a session
+    without a title is about (listings and search results show it in the title's place)."""
+    for message in session.messages:
+        if message.role != "user":
+            continue
+        line = next((ln.strip() for ln in message.content.splitlines() if ln.strip()), "")
+        if line:
+            line = " ".join(line.split())
+            return line if len(line) <= OPENING_CHARS else line[: OPENING_CHARS - 1] + "…"
+    return None
+
+
 def session_meta(session: Session) -> str:
     """What session listings show without opening the archive file."""
     meta: dict[str, object] = {"participants": list(session.participants),
                                "topics": list(session.topics),
                                "title": session.title, "summary": session.summary,
-                               "category": session.category, "status": session.status}
+                               "category": session.category, "status": session.status,
+                               "opening": opening_request(session)}
     if session.retention is not None:  # what a listing says of a trimmed session
         meta["trimmed"] = {"tier": session.retention.tier,
                            "message_count": session.retention.message_count}

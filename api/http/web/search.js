@@ -81,7 +81,7 @@ function resultCard(hit, state) {
       el("time", { datetime: hit.date }, hit.date),
       hit.channel && el("span", { class: "channel" }, hit.channel),
       el("span", { class: "score" }, scoreText(hit))),
-    el("a", { class: "title", href, tabindex: "-1" }, hit.title || t("untitled")),
+    el("a", { class: "title", href, tabindex: "-1" }, hit.title || hit.opening || t("untitled")),
     el("ul", { class: "hits" }, hit.messages.map((message) =>
       el("li", {},
         el("a", { class: "hit-link", tabindex: "-1", title: t("score", { score: fixed(message.score, 4) }),
@@ -135,7 +135,7 @@ async function renderRecent(state, view, seq) {
           el("span", {}, s.trimmed
             ? t("session.trimmed", { n: s.message_count, was: s.trimmed.message_count, tier: s.trimmed.tier })
             : count("session.messages", s.message_count))),
-        el("a", { class: "title", href, tabindex: "-1" }, s.title || s.summary || s.topics.join(" · ") || s.session_id),
+        el("a", { class: "title", href, tabindex: "-1" }, s.title || s.summary || s.opening || s.topics.join(" · ") || s.session_id),
         s.topics.length > 0 && el("p", { class: "topics" }, s.topics.map((topic) => el("span", { class: "chip" }, topic))));
     })),
     body.total > body.sessions.length && el("button", { class: "more", type: "button",
