@@ -233,14 +233,12 @@ def find_secrets(text: str) -> list[Redaction]:
                 if needle in hay:
                     active |= mask
     found: list[Redaction] = []
-    i = 0
-    while active:  # in priority order
-        if active & 1:
-            candidates = sorted(_RULES[i].find(text), key=lambda r: r.start)
-            if candidates:
-                found = _merge(found, candidates)
-        active >>= 1
-        i += 1
+    while active:  # in priority order: lowest set bit first, straight to it
+        lowest = active & -active
+        candidates = sorted(_RULES[lowest.bit_length() - 1].find(text), key=lambda r: r.start)
+        if candidates:
+            found = _merge(found, candidates)
+        active ^= lowest
     return found
 
 

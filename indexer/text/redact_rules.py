@@ -1,8 +1,10 @@
 """The redactor's catalogue: for each kind of secret, the regexes that find it and its checks.
 
 This module holds the original formats and assembles RULES in priority order: its own vendor
-tokens, more vendor formats (redact_rules_providers.py), private keys, AWS, JWTs, URL and
-labelled passwords, then labelled values of any secret-sounding name (redact_rules_kv.py).
+tokens, more vendor formats (redact_rules_providers.py), shapes that need no label
+(redact_rules_shapes.py), private keys, AWS, JWTs, URL and
+labelled passwords, then labelled values of any secret-sounding name (redact_rules_kv.py) and
+random-looking runs near a credential word (redact_rules_near.py).
 Shared building blocks live in redact_rules_base.py.
 """
 
@@ -19,7 +21,9 @@ from indexer.text.redact_rules_base import label as _label
 from indexer.text.redact_rules_base import low_diversity as _low_diversity
 from indexer.text.redact_rules_base import word as _word
 from indexer.text.redact_rules_kv import KV_RULES
+from indexer.text.redact_rules_near import NEAR_RULES
 from indexer.text.redact_rules_providers import PROVIDER_RULES
+from indexer.text.redact_rules_shapes import SHAPE_RULES
 
 __all__ = ["MARKER_PREFIX", "RULES", "Find", "Rule", "Token", "Value"]
 
@@ -67,7 +71,8 @@ def _github(text: str) -> Iterator[tuple[str, int, int]]:
 
 
 _SLACK = re.compile(
-    _word("xoxa-", "xoxb-", "xoxp-", "xoxr-", "xoxs-") + r"(?P<v>[A-Za-z0-9-]{10,}+)"
+    _word("xoxa-", "xoxb-", "xoxp-", "xoxr-", "xoxs-", "xoxe-", "xoxc-", "xapp-")
+    + r"(?P<v>[A-Za-z0-9-]{10,}+)"
 )
 _PYPI = re.compile(_word("pypi-") + r"(?P<v>[A-Za-z0-9_-]{40,}+)")
 
@@ -85,7 +90,8 @@ _JWT = re.compile(
 
 # More services whose tokens carry a fixed prefix (formats as each vendor documents them).
 _GITLAB = re.compile(
-    _word("glpat-", "gldt-", "glrt-", "glptt-", "glft-", "glsoat-", before="A-Za-z0-9_-")
+    _word("glpat-", "gldt-", "glrt-", "glptt-", "glft-", "glsoat-", "glcbt-", "gloas-", "glimt-",
+          "glagent-", before="A-Za-z0-9_-")
     + r"(?P<v>[A-Za-z0-9_-]{20,}+)"
 )
 _STRIPE = re.compile(
@@ -366,7 +372,7 @@ RULES: tuple[Rule, ...] = (
     Rule("anthropic_key", Token(_ANTHROPIC, _prefixed_key_ok), triggers=("sk-ant-",)),
     Rule("openai_key", Token(_OPENAI, _prefixed_key_ok), triggers=("sk-",)),
     Rule("github_token", _github, triggers=("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_")),
-    Rule("slack_token", Token(_SLACK, _prefixed_key_ok), triggers=("xox",)),
+    Rule("slack_token", Token(_SLACK, _prefixed_key_ok), triggers=("xox", "xapp-")),
     Rule("pypi_token", Token(_PYPI, _pypi_ok), triggers=("pypi-",)),
     Rule("gitlab_token", Token(_GITLAB, _prefixed_key_ok), triggers=("gl",)),
     Rule("stripe_key", Token(_STRIPE, _prefixed_key_ok), triggers=("_live_", "_test_", "whsec_")),
@@ -378,6 +384,7 @@ RULES: tuple[Rule, ...] = (
     Rule("sendgrid_key", Token(_SENDGRID, _prefixed_key_ok), triggers=("SG.",)),
     Rule("digitalocean_token", Value(_DIGITALOCEAN), triggers=("_v1_",)),
     *PROVIDER_RULES,
+    *SHAPE_RULES,
     Rule("aws_access_key", _aws_keys, triggers=("AKIA", "ASIA")),
     Rule("aws_secret_key", Value(_AWS_SECRET_LABELLED, _aws_labelled_ok), itriggers=("secret",)),
     Rule("jwt", Value(_JWT), triggers=("eyJ",)),
@@ -387,4 +394,5 @@ RULES: tuple[Rule, ...] = (
          triggers=("密码", "密碼"), itriggers=("passw", "pwd", "passphrase", "passcode")),
     Rule("generic_secret", Value(_GENERIC, _generic_ok), itriggers=("key", "secret", "token")),
     *KV_RULES,
+    *NEAR_RULES,
 )

@@ -17,9 +17,12 @@ __all__ = [
     "Rule",
     "Token",
     "Value",
+    "hex_body",
     "label",
     "low_diversity",
     "not_after",
+    "random_body",
+    "token_re",
     "word",
 ]
 
@@ -76,6 +79,18 @@ def low_diversity(value: str) -> bool:
     return len(set(value.lower())) < 4
 
 
+def random_body(v: str, m: re.Match[str]) -> bool:
+    # generated bodies mix digits with letters, or both cases; placeholders (xxxx) do not
+    if low_diversity(v):
+        return False
+    return bool(DIGIT.search(v)) or bool(UPPER.search(v) and LOWER.search(v))
+
+
+def hex_body(v: str, m: re.Match[str]) -> bool:
+    # random hex has both digits and letters; 000... and aaaa... are placeholders
+    return not low_diversity(v) and bool(DIGIT.search(v)) and bool(re.search("[a-fA-F]", v))
+
+
 def not_after(before: str, width: int) -> str:
     """Lookbehind for use right after a literal of this width: the character before the
     literal is not in [before], or is the n/r/t of a JSON escape (raw "...\\npassword: x")."""
@@ -105,3 +120,8 @@ def label(before: str, *words: str) -> str:
     firsts = sorted({w[0].lower() for w in words})
     branches = "|".join(f"(?<={w[0]}){w[1:]}" for w in words)
     return f"[{''.join(c + c.upper() for c in firsts)}]{not_after(before, 1)}(?i:{branches})"
+
+
+def token_re(prefixes: tuple[str, ...], body: str, before: str = "A-Za-z0-9_") -> re.Pattern[str]:
+    """A whole token: one of the prefixes, then group v (the body regex ends the token)."""
+    return re.compile(word(*prefixes, before=before) + f"(?P<v>{body})")

@@ -33,7 +33,7 @@ from indexer.text.redact_rules_base import (
 )
 from indexer.text.redact_rules_base import label as _label
 
-__all__ = ["KV_RULES", "secret_name"]
+__all__ = ["KV_RULES", "entropy", "secret_name"]
 
 # --- names ---------------------------------------------------------------------------------------
 
@@ -114,7 +114,7 @@ _SEGMENTS = re.compile(r"[-_./]")
 _NUMBERS = re.compile(r"[0-9]+(?:[-./:][0-9]+)+")
 
 
-def _entropy(value: str) -> float:
+def entropy(value: str) -> float:
     counts = Counter(value)
     n = len(value)
     return -sum(c / n * math.log2(c / n) for c in counts.values())
@@ -146,7 +146,7 @@ def password_like(v: str) -> bool:
         ascii_alnum = _ASCII_ALNUM.findall(v)
         return len(ascii_alnum) >= 4 and bool(DIGIT.search(v))
     if v.isalpha():  # random letters (QQ mail authorization codes), not a dictionary word
-        return len(v) >= 12 and _entropy(v) >= 3.4
+        return len(v) >= 12 and entropy(v) >= 3.4
     if v.isdigit():
         return len(v) >= 6
     if _NUMBERS.fullmatch(v):  # a date, time, version or address: 2026-01-12, 10.0.0.8
@@ -162,7 +162,7 @@ def token_like(v: str) -> bool:
     if _plain_words(v):
         return False
     classes = sum(bool(r.search(v)) for r in (LOWER, UPPER, DIGIT))
-    return classes >= 2 and _entropy(v) >= 3.0
+    return classes >= 2 and entropy(v) >= 3.0
 
 
 # --- patterns ------------------------------------------------------------------------------------
@@ -256,7 +256,7 @@ def _define_ok(v: str, m: re.Match[str]) -> bool:
     if _WORDPRESS.fullmatch(m.group("name")):
         # generated from printable ASCII, "<" and "{" included, which elsewhere mean a
         # placeholder; WordPress's own is "put your unique phrase here"
-        return len(v) >= 32 and " " not in v and _entropy(v) >= 4.0
+        return len(v) >= 32 and " " not in v and entropy(v) >= 4.0
     return _by_name_ok(v, m)
 
 

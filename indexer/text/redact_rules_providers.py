@@ -10,30 +10,16 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from indexer.text.redact_rules_base import DIGIT, LOWER, UPPER, Rule, Token, Value, low_diversity
+from indexer.text.redact_rules_base import Rule, Token, Value
+from indexer.text.redact_rules_base import hex_body as _hex_body
+from indexer.text.redact_rules_base import random_body as _random_body
+from indexer.text.redact_rules_base import token_re as _tok
 from indexer.text.redact_rules_base import word as _word
 
 __all__ = ["PROVIDER_RULES"]
 
 _B62 = "A-Za-z0-9"
 _B64URL = "A-Za-z0-9_-"
-
-
-def _random_body(v: str, m: re.Match[str]) -> bool:
-    # generated bodies mix digits with letters, or both cases; placeholders (xxxx) do not
-    if low_diversity(v):
-        return False
-    return bool(DIGIT.search(v)) or bool(UPPER.search(v) and LOWER.search(v))
-
-
-def _hex_body(v: str, m: re.Match[str]) -> bool:
-    # random hex has both digits and letters; 000... and aaaa... are placeholders
-    return not low_diversity(v) and bool(DIGIT.search(v)) and bool(re.search("[a-fA-F]", v))
-
-
-def _tok(prefixes: tuple[str, ...], body: str, before: str = "A-Za-z0-9_") -> re.Pattern[str]:
-    """A whole token: one of the prefixes, then group v, not followed by a body character."""
-    return re.compile(_word(*prefixes, before=before) + f"(?P<v>{body})")
 
 
 # Telegram bot token: numeric bot id, ":", then 35 characters that start with "AA".
@@ -65,11 +51,16 @@ def _id_start(text: str, dot: int) -> int:
     return start
 
 
+# The id is the base64 of the user id's decimal digits: its first two characters are set by
+# the first digit (1-9).
+_DISCORD_ID_STARTS = ("MT", "Mj", "Mz", "ND", "NT", "Nj", "Nz", "OD", "OT")
+
+
 # Discord webhook URL: the id and token after /api/webhooks/.
 _DISCORD_WEBHOOK = re.compile(
     r"discord(?:app)?\.com/api/webhooks/[0-9]{17,20}/(?P<v>[A-Za-z0-9_-]{60,70}+)"
 )
-# Twilio API key SID (SK + 32 hex); the account SID (AC...) is an identifier and is kept.
+# Twilio API key SID (SK + 32 hex); the account SID and auth token: redact_rules_shapes.py.
 _TWILIO = _tok(("SK",), r"[0-9a-fA-F]{32}(?![A-Za-z0-9])", before="A-Za-z0-9")
 # Google OAuth client secret.
 _GOOGLE_CLIENT_SECRET = _tok(("GOCSPX-",), rf"[{_B64URL}]{{28}}(?![{_B64URL}])")
@@ -134,8 +125,10 @@ _AIRTABLE = re.compile(r"(?<![A-Za-z0-9])pat[A-Za-z0-9]{14}\.(?P<v>[0-9a-f]{64})
 # by its vendor and its whole body goes.
 PROVIDER_RULES: tuple[Rule, ...] = (
     Rule("telegram_bot_token", Value(_TELEGRAM), triggers=(":AA",)),
-    # no literal of its own: run where the text speaks of Discord, bots or tokens
-    Rule("discord_token", _discord, itriggers=("discord", "token", "bot")),
+    # No literal of its own: run where the text speaks of Discord, bots or tokens, or holds
+    # one of the pairs a user id's base64 starts with (a token pasted alone names neither).
+    Rule("discord_token", _discord, triggers=_DISCORD_ID_STARTS,
+         itriggers=("discord", "token", "bot")),
     Rule("discord_webhook", Value(_DISCORD_WEBHOOK), triggers=("/api/webhooks/",)),
     Rule("twilio_key", Token(_TWILIO, _hex_body), triggers=("SK",)),
     Rule("google_client_secret", Token(_GOOGLE_CLIENT_SECRET, _random_body),

@@ -1,0 +1,142 @@
+"""High-entropy tokens next to a credential word: a random-looking run of letters and digits
+with a word such as token, api key, password, 密钥, 令牌 or 口令 a few words before it on its
+line ("here is the prod api key for the bot Zk3p…", "令牌发你了 Zk3p…") or right after it
+("Zk3p… is my token", "Zk3p… 是新的密钥").
+
+The labelled-value rules (redact_rules_kv.py) need the value right after its name and a
+separator; these need neither, so the value must look far more random: sixteen or more
+characters holding a digit and both cases, or a long hex or lowercase-and-digit run. Words
+that make the run metadata (id, hash, fingerprint, commit, public, ...) between the credential
+word and the run, and runs that read as code, paths or words, are left alone.
+
+After every other rule in priority, so they only add findings.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from indexer.text.redact_rules_base import DIGIT, LOWER, MARKER_PREFIX, UPPER, Rule
+from indexer.text.redact_rules_kv import entropy
+
+__all__ = ["NEAR_RULES"]
+
+# Credential words. English ones stand as a word, perhaps with a qualifier (api_key,
+# access-token, "bot token"), but not inside a longer name (tokenizer, sort_key, key_id).
+# Bare "key" is one too: the value checks, not the word, keep "the key point" out.
+_EN_WORDS = ("tokens?", "keys?", "apikeys?", "secrets?", "passwords?", "passwd", "passphrase",
+             "passcode", "credentials?", "creds")
+_QUALIFIERS = ("api", "access", "secret", "auth", "private", "app", "client", "bot", "refresh",
+               "session", "bearer", "license", "personal", "deploy", "admin")
+_ZH_WORDS = ("密钥", "密鑰", "秘钥", "秘鑰", "令牌", "口令", "密码", "密碼", "授权码", "授權碼",
+             "凭证", "凭据", "憑證", "私钥", "私鑰", "访问码", "通行码")
+_WORD = re.compile(
+    r"(?<![A-Za-z0-9_.-])(?i:(?:" + "|".join(_QUALIFIERS) + r")[ _-]?)?(?i:(?P<en>"
+    + "|".join(_EN_WORDS) + r"))(?![A-Za-z0-9_-])|" + "|".join(_ZH_WORDS))
+_BARE_KEY = re.compile(r"(?i)keys?")
+# A candidate value: a run of token characters, not part of a longer run.
+_RUN = re.compile(r"(?<![A-Za-z0-9_+/=.~-])[A-Za-z0-9][A-Za-z0-9_+/=.~-]{15,511}+")
+_BEFORE = 48  # characters before the run where the credential word may stand
+_AFTER = 24  # and after it ("… is my token")
+_LONGEST = 200  # longer runs are blobs; longer token formats have rules of their own
+# Words between the credential word and the run that make the run something other than the
+# secret (a key's id or fingerprint, a commit, a public key, a count), in either language.
+_META = re.compile(
+    r"(?i)(?<![a-z])(?:ids?|hash(?:es)?|sha[0-9]*|md5|fingerprints?|checksums?|commits?|"
+    r"public|pub|counts?|lengths?|limits?|urls?|paths?|files?|names?|usernames?|users?|"
+    r"emails?|accounts?|uuids?|nonces?|salts?|ivs?|seeds?|digests?|signatures?|versions?|"
+    r"revisions?|blocks?|models?|vocab|embeddings?|tokenizers?)(?![a-z])"
+    r"|编号|指纹|哈希|公钥|公鑰|账号|帐号|用户名|数量|长度|版本|提交")
+# Runs that are something else: UUIDs, lockfile integrity hashes, SSH public key bodies, paths.
+_NOT_A_SECRET = re.compile(
+    r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
+    r"|(?:sha(?:1|256|384|512)|md5)[-:].*|AAAA.*", re.DOTALL)
+_HEX = re.compile(r"[0-9a-fA-F]+")
+# The parts of an identifier: words in any case (split at camelCase) and short numbers.
+_NAME_PARTS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
+_WORDY = 3.5  # mean part length of names (PBKDF2PasswordHasher: 5); random runs' is under 2
+_SEPARATORS = re.compile(r"[-_./+=~]")
+_WORD_SEGMENT = re.compile(r"[a-z]+|[A-Z][a-z]+|[A-Z]+|[0-9]{1,4}")
+_SENTENCE_END = re.compile(r"[.!?](?:\s|$)|[。！？\n]")
+
+
+def high_entropy(run: str) -> str | None:
+    """"mixed" for a run that looks generated with a digit and both cases, "hex" for a long
+    run of hex or of one case and digits (it could be a hash, so it needs a stronger word),
+    None for a run with dictionary-word structure, too short or too regular."""
+    if MARKER_PREFIX[1:-1] in run or _NOT_A_SECRET.fullmatch(run):
+        return None
+    parts = _NAME_PARTS.findall(run)
+    if not parts or len("".join(parts)) / len(parts) >= _WORDY:  # a.b.PasswordHasher, words
+        return None
+    if all(_WORD_SEGMENT.fullmatch(s) for s in _SEPARATORS.split(run) if s):  # RECALL_S3_TLS
+        return None
+    digit, upper, lower = (bool(r.search(run)) for r in (DIGIT, UPPER, LOWER))
+    if digit and upper and lower:
+        return "mixed" if len(run) >= 16 and entropy(run) >= 3.5 else None
+    if _HEX.fullmatch(run):  # hex of one case: a key of 128 bits or more
+        strong = len(run) >= 32 and digit and not run.isdigit() and entropy(run) >= 3.0
+        return "hex" if strong else None
+    # one case and digits (base36 keys): long, with digits spread through it
+    spread = sum(c.isdigit() for c in run) >= len(run) // 6
+    strong = digit and (upper or lower) and len(run) >= 24 and entropy(run) >= 3.8 and spread
+    return "hex" if strong else None
+
+
+# Hex runs are also hashes, commits and key fingerprints: a line that speaks of those keeps
+# them, and "key" alone does not name a secret for them (a GPG key's fingerprint).
+_HASH_WORDS = re.compile(
+    r"(?i)(?<![a-z])(?:git|commits?|sha[0-9]*|md5|hash(?:es)?|digests?|checksums?|gpg|pgp|"
+    r"fingerprints?|recv-keys|keyid|blobs?|trees?|refs?|hex)(?![a-z])|哈希|提交|指纹|校验")
+
+
+def _credential_word_near(text: str, start: int, end: int, shape: str) -> bool:
+    """A credential word on the run's line: a few words before it with no metadata word or
+    sentence end between, or right after it."""
+    line_start = text.rfind("\n", 0, start) + 1
+    before = text[max(line_start, start - _BEFORE):start]
+    line_end = text.find("\n", end)
+    after = text[end:min(end + _AFTER, line_end if line_end >= 0 else len(text))]
+    if shape == "hex" and (_HASH_WORDS.search(before) or _HASH_WORDS.search(after)):
+        return False
+
+    def names_it(m: re.Match[str]) -> bool:
+        if not _BARE_KEY.fullmatch(m.group()):
+            return True
+        # "key" alone: not a hash's (a GPG key's fingerprint), nor a quoted name ("key": x)
+        around = m.string[max(0, m.start() - 1):m.end() + 1]
+        return shape != "hex" and not any(q in around for q in "\"'`")
+
+    for m in _WORD.finditer(before):
+        between = before[m.end():]
+        if names_it(m) and not _META.search(between) and not _SENTENCE_END.search(between):
+            return True
+    word = _WORD.search(after)
+    if word is None or not names_it(word):
+        return False
+    between = after[:word.start()]
+    return not _META.search(between) and not _SENTENCE_END.search(between) and not _META.search(
+        after[word.start():word.end() + 16])  # "… is my token id"
+
+
+def _near_secrets(text: str) -> Iterator[tuple[str, int, int]]:
+    for m in _RUN.finditer(text):
+        if text.startswith("(", m.end()):  # a call: OAuth2PasswordBearer(tokenUrl=...)
+            continue
+        start = m.start()
+        if text.startswith(("\\n", "\\r", "\\t"), start - 1):  # a JSON-escaped line break
+            start += 1
+        run = text[start:m.end()].rstrip(".")  # a sentence's full stop after the run
+        if len(run) > _LONGEST or text.endswith(("base64,", "data:"), 0, start):
+            continue  # a blob (an image, a file), not a token
+        shape = high_entropy(run)
+        if shape and _credential_word_near(text, start, start + len(run), shape):
+            yield "near_secret", start, start + len(run)
+
+
+_ITRIGGERS = ("token", "key", "secret", "passw", "passphrase", "passcode", "cred")
+
+NEAR_RULES: tuple[Rule, ...] = (
+    Rule("near_secret", _near_secrets, triggers=_ZH_WORDS, itriggers=_ITRIGGERS),
+)

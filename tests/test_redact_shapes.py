@@ -1,0 +1,227 @@
+"""Credentials found by their shape alone (indexer/text/redact_rules_shapes.py and the Discord,
+Slack and GitLab formats), and random-looking runs near a credential word
+(indexer/text/redact_rules_near.py): each shape standing alone, in an English and a Chinese
+sentence, and its near misses left alone."""
+
+from __future__ import annotations
+
+import random
+import string
+from collections.abc import Callable
+
+import pytest
+
+from indexer.text.redact import redact_text
+
+# Fabricated values only, generated from a fixed seed in each format's documented alphabet and
+# length, and assembled here so that this file holds no literal a secret scanner would flag.
+B62 = string.ascii_letters + string.digits
+B64URL = B62 + "_-"
+HEX = "0123456789abcdef"
+LOWER36 = string.ascii_lowercase + string.digits
+UPPER36 = string.ascii_uppercase + string.digits
+
+
+def body(alphabet: str, n: int, seed: int) -> str:
+    """n characters of alphabet that hold a digit and, where it has them, both cases."""
+    rng = random.Random(seed)
+    while True:
+        s = "".join(rng.choice(alphabet) for _ in range(n))
+        classes = [c for c in (string.digits, string.ascii_lowercase, string.ascii_uppercase)
+                   if set(c) & set(alphabet)]
+        if all(set(s) & set(c) for c in classes):
+            return s
+
+
+def uuid(seed: int) -> str:
+    h = body(HEX, 32, seed)
+    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
+
+
+# kind -> a token of that kind (the whole token is what must go)
+SHAPES: dict[str, Callable[[int], str]] = {
+    "twilio_key": lambda s: "SK" + body(HEX, 32, s),
+    "twilio_sid": lambda s: "AC" + body(HEX, 32, s),
+    "discord_token": lambda s: "MTE4NDQ2NzY0NTI1Mzk3NzI5Mg" + "." + body(B64URL, 6, s) + "."
+    + body(B64URL, 38, s + 1),
+    "slack_token": lambda s: "xapp-1-A0" + body(UPPER36, 9, s) + "-" + body(string.digits, 13, s)
+    + "-" + body(HEX, 64, s),
+    "gitlab_token": lambda s: "glcbt-" + body(B64URL, 20, s),
+    "docker_token": lambda s: "dckr_pat_" + body(B64URL, 27, s),
+    "figma_token": lambda s: "figd_" + body(B64URL, 40, s),
+    "heroku_key": lambda s: "HRKU-AA" + body(B64URL, 58, s),
+    "netlify_token": lambda s: "nfp_" + body(B62, 36, s),
+    "supabase_token": lambda s: "sbp_" + body(HEX, 40, s),
+    "planetscale_token": lambda s: "pscale_tkn_" + body(B62, 43, s),
+    "buildkite_token": lambda s: "bkua_" + body(HEX, 40, s),
+    "circleci_token": lambda s: "CCIPAT_" + body(B62, 22, s) + "_" + body(HEX, 40, s),
+    "contentful_token": lambda s: "CFPAT-" + body(B64URL, 43, s),
+    "onepassword_token": lambda s: "ops_eyJ" + body(B62, 120, s),
+    "bitbucket_token": lambda s: "ATBB" + body(B62, 32, s),
+    "langsmith_key": lambda s: "lsv2_pt_" + body(HEX, 32, s) + "_" + body(HEX, 10, s),
+    "pinecone_key": lambda s: "pcsk_" + body(B64URL, 60, s),
+    "brevo_key": lambda s: "xkeysib-" + body(HEX, 64, s) + "-" + body(B62, 16, s),
+    "jfrog_token": lambda s: "AKCp" + body(B62, 69, s),
+    "grafana_token": lambda s: "eyJrIjoi" + body(B62, 70, s),
+    "rubygems_key": lambda s: "rubygems_" + body(HEX, 48, s),
+    "nuget_key": lambda s: "oy2" + body(LOWER36, 43, s),
+    "sourcegraph_token": lambda s: "sgp_" + body(HEX, 16, s) + "_" + body(HEX, 40, s),
+    "readme_key": lambda s: "rdme_" + body(LOWER36, 70, s),
+    "prefect_key": lambda s: "pnu_" + body(B62, 36, s),
+    "typeform_token": lambda s: "tfp_" + body(B62, 44, s),
+    "huggingface_token": lambda s: "api_org_" + body(B62, 34, s),
+    "render_key": lambda s: "rnd_" + body(B62, 32, s),
+    "shippo_token": lambda s: "shippo_live_" + body(HEX, 40, s),
+    "easypost_key": lambda s: "EZAK" + body(B62, 54, s),
+    "flutterwave_key": lambda s: "FLWSECK-" + body(HEX, 32, s) + "-X",
+    "duffel_token": lambda s: "duffel_test_" + body(B64URL, 43, s),
+    "dynatrace_token": lambda s: "dt0c01." + body(UPPER36, 24, s) + "." + body(UPPER36, 64, s),
+    "adafruit_key": lambda s: "aio_" + body(B62, 28, s),
+    "yandex_key": lambda s: "AQVN" + body(B62, 36, s),
+    "plaid_token": lambda s: "access-sandbox-" + uuid(s),
+    "cloudflare_ca_key": lambda s: "v1.0-" + body(HEX, 24, s) + "-" + body(HEX, 146, s),
+    "mapbox_token": lambda s: "sk.eyJ1Ijoi" + body(B62, 40, s) + "." + body(B64URL, 22, s),
+    "volcengine_key": lambda s: "AKLT" + body(B62, 44, s),
+    "baidu_key": lambda s: "ALTAK-" + body(B62, 21, s) + "/" + body(HEX, 40, s),
+    "meta_access_token": lambda s: "EAAG" + body(B62, 160, s),
+    "twitter_bearer_token": lambda s: "A" * 22 + body(B62, 40, s) + "%2F" + body(B62, 40, s),
+    "firebase_key": lambda s: body(B64URL, 11, s) + ":APA91b" + body(B64URL, 134, s),
+    "entra_client_secret": lambda s: body(B62, 3, s) + "8Q~" + body(B62, 34, s),
+    "deepl_key": lambda s: uuid(s) + ":fx",
+    "terraform_token": lambda s: body(B62, 14, s) + ".atlasv1." + body(B62, 67, s),
+    "alibaba_key": lambda s: "LTAI" + body(B62, 20, s),
+    "tencent_key": lambda s: "AKID" + body(B62, 32, s),
+}
+
+SENTENCES = [
+    "{}",
+    "can you check why this fails: {} thanks",
+    "部署脚本里写的是 {}，先别外传。",
+]
+
+
+@pytest.mark.parametrize("kind", sorted(SHAPES))
+@pytest.mark.parametrize("sentence", SENTENCES)
+def test_a_shape_is_redacted_without_a_label(kind: str, sentence: str) -> None:
+    token = SHAPES[kind](7)
+    out, counts = redact_text(sentence.format(token))
+    assert token not in out and out == sentence.format(f"[REDACTED:{kind}]"), kind
+    assert counts == {kind: 1}
+    assert redact_text(out) == (out, {})  # idempotent
+
+
+def _near_misses(kind: str, token: str) -> list[str]:
+    # Slack's bodies vary in length: any ten characters after the prefix are taken
+    short = token[:12] if kind == "slack_token" else token[: len(token) // 2]
+    return ["q" + token, short]  # inside a longer word, cut short
+
+
+@pytest.mark.parametrize("kind", sorted(set(SHAPES) - {"firebase_key", "entra_client_secret",
+                                                        "terraform_token", "deepl_key"}))
+def test_a_shape_glued_to_a_word_or_cut_short_is_kept(kind: str) -> None:
+    for text in _near_misses(kind, SHAPES[kind](11)):
+        framed = f"see {text} here"
+        assert redact_text(framed)[0] == framed, kind
+
+
+@pytest.mark.parametrize("text", [
+    "AC" + "x" * 32,  # a placeholder, not hex
+    "AC" + "0" * 32,  # low diversity
+    "LTAI" + "x" * 16,
+    "the account is " + "ACME" + body(HEX, 32, 3),  # AC inside a word
+    "dckr_pat_" + "x" * 27,
+    "figd_" + "your-figma-token-goes-here-please-keep",
+    "ops_" + "everything-is-fine",
+    "eyJrIjoi" + "x" * 70,  # Grafana key placeholder
+    "AAAAAAAAAAAAAAAAAAAAAA",  # the X bearer prefix alone
+    "Q~ is a tilde after a Q",
+    uuid(5),  # a UUID without ":fx"
+    "release.atlasv1.notes",
+    "access-sandbox-environment",
+    "v1.0-rc1",
+    "EAAG" + "a" * 120,  # long but not random
+])
+def test_shape_near_misses_are_kept(text: str) -> None:
+    assert redact_text(text) == (text, {})
+
+
+def test_a_discord_token_alone_is_redacted_and_its_lookalikes_kept() -> None:
+    token = SHAPES["discord_token"](3)
+    assert redact_text(f"old one was {token}")[0] == "old one was [REDACTED:discord_token]"
+    for text in ["MTE4NDQ2NzY0NTI1Mzk3NzI5Mg.GhT5xQ.short",  # a tail too short
+                 "see archive.MTE4NDQ2NzY0NTI1.tar.gz",
+                 "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36"]:
+        assert redact_text(text) == (text, {}), text
+
+
+def test_twilio_auth_token_after_its_account_sid_is_redacted() -> None:
+    sid, token = SHAPES["twilio_sid"](1), body(HEX, 32, 2)
+    out, counts = redact_text(f"curl -u {sid}:{token} https://api.twilio.test/")
+    assert sid not in out and token not in out
+    assert counts == {"twilio_sid": 1, "twilio_auth_token": 1}
+    # a hash on another line is not the account's token
+    text = f"{sid}\nsha: {body(HEX, 32, 4)}"
+    out, counts = redact_text(text)
+    assert counts == {"twilio_sid": 1} and out.endswith(text.split("\n")[1])
+
+
+def test_cloud_key_ids_take_their_secret_on_the_same_line() -> None:
+    for kind, key_id, secret in [
+            ("alibaba", SHAPES["alibaba_key"](1), body(B62, 30, 2)),
+            ("tencent", SHAPES["tencent_key"](1), body(B62, 32, 2))]:
+        out, _ = redact_text(f"{key_id} {secret}")
+        assert out == f"[REDACTED:{kind}_key] [REDACTED:{kind}_secret]", kind
+        plain = "a" * 30
+        assert redact_text(f"{key_id} {plain}")[0] == f"[REDACTED:{kind}_key] {plain}"
+
+
+# --- random-looking runs near a credential word ---------------------------------------------
+
+RUN = body(B62, 24, 21)  # a run with no format of its own
+HEX_RUN = body(HEX, 40, 22)
+
+
+@pytest.mark.parametrize("template", [
+    "here is the prod api key for the bot {}",
+    "my token, don't share: {}",
+    "{} is my new token",
+    "Secret for staging -> {}",
+    "the key is {}",
+    "zhipu API Key {}",
+    "令牌发你了 {}",
+    "{} 是新的密钥",
+    "这是测试环境的口令，别外传：{}",
+    "数据库密码换成了 {} 记得更新",
+])
+def test_a_random_run_near_a_credential_word_is_redacted(template: str) -> None:
+    out, counts = redact_text(template.format(RUN))
+    assert RUN not in out and counts.total() == 1, out
+
+
+def test_a_hex_run_needs_a_word_stronger_than_key() -> None:
+    assert HEX_RUN not in redact_text(f"the webhook secret {HEX_RUN}")[0]
+    assert redact_text(f"gpg key {HEX_RUN}") == (f"gpg key {HEX_RUN}", {})
+    assert redact_text(f"signing key {HEX_RUN} from the keyserver")[0].count("REDACTED") == 0
+
+
+@pytest.mark.parametrize("text", [
+    f"the token id is {uuid(9)}",
+    f"token id {HEX_RUN}",
+    f"commit the key change {HEX_RUN}",
+    "the key fingerprint SHA256:" + body(B62 + "+/", 43, 23),
+    "ssh key: ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAI" + body(B62, 43, 24) + " me@host",
+    '{"key": "pref", "value": "' + body(B62, 16, 25) + '"}',
+    "sort_key " + RUN,
+    "tokenizer " + RUN,
+    "I lost the key. " + RUN + " was the build number",
+    "PASSWORD_HASHERS = ['django.contrib.auth.hashers.PBKDF2PasswordHasher']",
+    'oauth2_scheme = OAuth2PasswordBearer(tokenUrl="token")',
+    "token count 12345678901234567890",
+    "S3 secret key\\nRECALL_S3_VERIFY_TLS = true",
+    '<img src="data:image/png;base64,' + body(B62, 60, 26) + '"> key',
+    "the key point is internationalization_of_everything",
+    "令牌桶的容量是 1000000000000000",
+    "公钥指纹 " + RUN,
+])
+def test_runs_near_a_credential_word_that_are_not_secrets_are_kept(text: str) -> None:
+    assert redact_text(text) == (text, {})
