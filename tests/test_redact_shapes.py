@@ -168,7 +168,8 @@ def test_twilio_auth_token_after_its_account_sid_is_redacted() -> None:
 def test_cloud_key_ids_take_their_secret_on_the_same_line() -> None:
     for kind, key_id, secret in [
             ("alibaba", SHAPES["alibaba_key"](1), body(B62, 30, 2)),
-            ("tencent", SHAPES["tencent_key"](1), body(B62, 32, 2))]:
+            ("tencent", SHAPES["tencent_key"](1), body(B62, 32, 2)),
+            ("volcengine", SHAPES["volcengine_key"](1), body(B62 + "+/", 60, 2))]:
         out, _ = redact_text(f"{key_id} {secret}")
         assert out == f"[REDACTED:{kind}_key] [REDACTED:{kind}_secret]", kind
         plain = "a" * 30
@@ -198,10 +199,38 @@ def test_a_random_run_near_a_credential_word_is_redacted(template: str) -> None:
     assert RUN not in out and counts.total() == 1, out
 
 
-def test_a_hex_run_needs_a_word_stronger_than_key() -> None:
+def test_a_hex_run_of_a_hash_length_needs_a_word_stronger_than_key() -> None:
     assert HEX_RUN not in redact_text(f"the webhook secret {HEX_RUN}")[0]
     assert redact_text(f"gpg key {HEX_RUN}") == (f"gpg key {HEX_RUN}", {})
-    assert redact_text(f"signing key {HEX_RUN} from the keyserver")[0].count("REDACTED") == 0
+    assert redact_text(f"the key {HEX_RUN} from the keyserver")[0].count("REDACTED") == 0
+    # 32 hex is no hash's length: an API key (Datadog's, for one)
+    key = body(HEX, 32, 27)
+    assert redact_text(f"here's the datadog key {key}")[0] == (
+        "here's the datadog key [REDACTED:near_secret]")
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("the new password for the NAS is {}", "f9HRfqED3n#540"),
+    ("the api key of the staging bot was {}", "Zx9Yw8Vu7Ts6Rq5Po4Nm"),
+    ("堡垒机口令改成 {} 了", "dwAhM0JoihU6y1@6941"),
+    ("数据库密码换成了 {}", "Qw3rty2026xx!"),
+    ("doppler: dp.st.prd.{}", body(B62, 43, 28)),
+    ("Cloudflare 的令牌发你微信了，备份一下 {}", "_" + body(B64URL, 39, 29)),
+    ("api key {}", body(LOWER36, 30, 30)),
+])
+def test_phrasings_found_in_the_round_3_batch_are_redacted(text: str, value: str) -> None:
+    assert value not in redact_text(text.format(value))[0]
+
+
+@pytest.mark.parametrize("text", [
+    "the password for the admin account is stored in the vault",
+    "密码改成 8 位了",
+    "bump the token library to 4.12.0-beta.3+build.20261203",
+    "key: uploads/2026/12/photo_8f3a2c.png",
+    "cache key " + body(LOWER36, 30, 30),  # one case and digits after "key" alone: a name
+])
+def test_phrasings_near_them_that_hold_no_secret_are_kept(text: str) -> None:
+    assert redact_text(text) == (text, {})
 
 
 @pytest.mark.parametrize("text", [

@@ -20,7 +20,7 @@ from indexer.text.redact_rules_base import UPPER as _UPPER
 from indexer.text.redact_rules_base import label as _label
 from indexer.text.redact_rules_base import low_diversity as _low_diversity
 from indexer.text.redact_rules_base import word as _word
-from indexer.text.redact_rules_kv import KV_RULES
+from indexer.text.redact_rules_kv import KV_RULES, PROSE_OWNER
 from indexer.text.redact_rules_near import NEAR_RULES
 from indexer.text.redact_rules_providers import PROVIDER_RULES
 from indexer.text.redact_rules_shapes import SHAPE_RULES
@@ -278,7 +278,7 @@ _PASSWORD_ZH = re.compile(r"密[码碼][ \t]*(?:[:：=＝]|[是为為][ \t]*[:�
 # password is stored in the vault" too, so the value must look like one (see _prose_pw_ok).
 _PASSWORD_PROSE = re.compile(
     _label("A-Za-z0-9", r"passw(?:or)?d", r"passcode", r"passphrase")
-    + r"[ \t]+(?:is|was|would be|will be)[ \t]*:?[ \t]*" + _PW_VALUE
+    + PROSE_OWNER + r"[ \t]+(?:is|was|would be|will be)[ \t]*:?[ \t]*" + _PW_VALUE
 )
 
 

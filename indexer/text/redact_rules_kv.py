@@ -33,7 +33,7 @@ from indexer.text.redact_rules_base import (
 )
 from indexer.text.redact_rules_base import label as _label
 
-__all__ = ["KV_RULES", "entropy", "secret_name"]
+__all__ = ["KV_RULES", "PROSE_OWNER", "entropy", "secret_name"]
 
 # --- names ---------------------------------------------------------------------------------------
 
@@ -207,13 +207,16 @@ _AUTH_HEADER = re.compile(
     + r"\\?[\"']?[ \t]*[:=][ \t]*\\?[\"']?[ \t]*(?i:basic|token|bot|apikey|sso-key)[ \t]+"
     r"(?P<v>[A-Za-z0-9+/._~=-]{8,}+)"
 )
+# What a secret in prose is for, between its name and "is": "the password for the NAS is x",
+# "the api key of the staging bot was x" (one to three words).
+PROSE_OWNER = r"(?:[ \t]+(?:for|of|on|to|at)(?:[ \t]+[\w.'-]{1,32}+){1,3}?)?"
 # English prose: "the api key is x", "my access token was: x".
 _PROSE = re.compile(
     _label(
         "A-Za-z0-9", "api key", "api token", "access key", "access token", "secret key",
         "secret", "token", "client secret", "auth token", "private key",
     )
-    + r"[ \t]+(?:is|was|would be|will be|=)[ \t]*:?[ \t]*" + _VALUE
+    + PROSE_OWNER + r"[ \t]+(?:is|was|would be|will be|=)[ \t]*:?[ \t]*" + _VALUE
 )
 # PHP constants: define('DB_PASSWORD', 'x'), WordPress's define( 'AUTH_KEY', 'x' ).
 _DEFINE = re.compile(
@@ -232,10 +235,13 @@ _YAML_NEXT_LINE = re.compile(
 )
 _ZH_PASSWORD = "密码|密碼|口令|授权码|授權碼|通行码"
 _ZH_TOKEN = "密钥|密鑰|秘钥|秘鑰|令牌|私钥|私鑰|凭证|凭据|憑證|访问码|token|Token|TOKEN"
+# "changed to": 口令改成 x, 密码换成了 x, 令牌更新为 x.
+_ZH_CHANGED_TO = "(?:改成|改为|改為|换成|換成|换为|設為|设为|设成|设置为|设置成|更新为|变成|變成)了?"
 # Chinese: 口令是 x / 密钥：x / 令牌=x / 密码 x (a bare space only before a strong value).
 _ZH = re.compile(
     rf"(?P<zh>{_ZH_PASSWORD}|{_ZH_TOKEN})[ \t]*"
-    r"(?:(?P<sep>[:：=＝]|[是为為][ \t]*[:：]?)|(?P<space>[ \t]))[ \t]*[\"'“「『]?"
+    rf"(?:(?P<sep>[:：=＝]|(?:[是为為]|{_ZH_CHANGED_TO})[ \t]*[:：]?)|(?P<space>[ \t]))"
+    r"[ \t]*[\"'“「『]?"
     r"(?P<v>[^\s，。；、！？,;\"'“”「」『』()（）]{1,128})(?P<trim>)"
 )
 

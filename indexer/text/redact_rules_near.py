@@ -35,8 +35,9 @@ _WORD = re.compile(
     r"(?<![A-Za-z0-9_.-])(?i:(?:" + "|".join(_QUALIFIERS) + r")[ _-]?)?(?i:(?P<en>"
     + "|".join(_EN_WORDS) + r"))(?![A-Za-z0-9_-])|" + "|".join(_ZH_WORDS))
 _BARE_KEY = re.compile(r"(?i)keys?")
+_HASH_LENGTHS = frozenset([40, 64, 128])  # SHA-1, SHA-256, SHA-512 in hex
 # A candidate value: a run of token characters, not part of a longer run.
-_RUN = re.compile(r"(?<![A-Za-z0-9_+/=.~-])[A-Za-z0-9][A-Za-z0-9_+/=.~-]{15,511}+")
+_RUN = re.compile(r"(?<![A-Za-z0-9_+/=.~-])[A-Za-z0-9_-][A-Za-z0-9_+/=.~-]{15,511}+")
 _BEFORE = 48  # characters before the run where the credential word may stand
 _AFTER = 24  # and after it ("… is my token")
 _LONGEST = 200  # longer runs are blobs; longer token formats have rules of their own
@@ -53,19 +54,21 @@ _NOT_A_SECRET = re.compile(
     r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
     r"|(?:sha(?:1|256|384|512)|md5)[-:].*|AAAA.*", re.DOTALL)
 _HEX = re.compile(r"[0-9a-fA-F]+")
+_FILE_NAME = re.compile(r"\.[a-z]{2,4}$")  # photo_8f3a2c.png
 # The parts of an identifier: words in any case (split at camelCase) and short numbers.
 _NAME_PARTS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 _WORDY = 3.5  # mean part length of names (PBKDF2PasswordHasher: 5); random runs' is under 2
 _SEPARATORS = re.compile(r"[-_./+=~]")
-_WORD_SEGMENT = re.compile(r"[a-z]+|[A-Z][a-z]+|[A-Z]+|[0-9]{1,4}")
+_WORD_SEGMENT = re.compile(r"[a-z]+|[A-Z][a-z]+|[A-Z]+|[0-9]+")
 _SENTENCE_END = re.compile(r"[.!?](?:\s|$)|[。！？\n]")
 
 
 def high_entropy(run: str) -> str | None:
     """"mixed" for a run that looks generated with a digit and both cases, "hex" for a long
-    run of hex or of one case and digits (it could be a hash, so it needs a stronger word),
-    None for a run with dictionary-word structure, too short or too regular."""
-    if MARKER_PREFIX[1:-1] in run or _NOT_A_SECRET.fullmatch(run):
+    hex run and "base36" for a long run of one case and digits (either could be a hash or a
+    name, so they need more from their context), None for a run with dictionary-word
+    structure, too short or too regular."""
+    if MARKER_PREFIX[1:-1] in run or _NOT_A_SECRET.fullmatch(run) or _FILE_NAME.search(run):
         return None
     parts = _NAME_PARTS.findall(run)
     if not parts or len("".join(parts)) / len(parts) >= _WORDY:  # a.b.PasswordHasher, words
@@ -81,7 +84,7 @@ def high_entropy(run: str) -> str | None:
     # one case and digits (base36 keys): long, with digits spread through it
     spread = sum(c.isdigit() for c in run) >= len(run) // 6
     strong = digit and (upper or lower) and len(run) >= 24 and entropy(run) >= 3.8 and spread
-    return "hex" if strong else None
+    return "base36" if strong else None
 
 
 # Hex runs are also hashes, commits and key fingerprints: a line that speaks of those keeps
@@ -98,15 +101,18 @@ def _credential_word_near(text: str, start: int, end: int, shape: str) -> bool:
     before = text[max(line_start, start - _BEFORE):start]
     line_end = text.find("\n", end)
     after = text[end:min(end + _AFTER, line_end if line_end >= 0 else len(text))]
-    if shape == "hex" and (_HASH_WORDS.search(before) or _HASH_WORDS.search(after)):
+    if shape != "mixed" and (_HASH_WORDS.search(before) or _HASH_WORDS.search(after)):
         return False
 
     def names_it(m: re.Match[str]) -> bool:
         if not _BARE_KEY.fullmatch(m.group()):
             return True
-        # "key" alone: not a hash's (a GPG key's fingerprint), nor a quoted name ("key": x)
+        # "key" alone: not a quoted name ("key": x), nor before a hash's length of hex (a GPG
+        # key's 40-hex fingerprint)
         around = m.string[max(0, m.start() - 1):m.end() + 1]
-        return shape != "hex" and not any(q in around for q in "\"'`")
+        if any(q in around for q in "\"'`") or shape == "base36":
+            return False
+        return shape == "mixed" or end - start not in _HASH_LENGTHS
 
     for m in _WORD.finditer(before):
         between = before[m.end():]

@@ -117,7 +117,9 @@ _XAI = _tok(("xai-",), rf"[{_B62}]{{60,}}+", before="A-Za-z0-9_-")
 _TAILSCALE = _tok(("tskey-",), rf"[a-z]+-[{_B62}]{{8,}}+-[{_B62}]{{16,}}+", before="A-Za-z0-9_-")
 _PULUMI = _tok(("pul-",), r"[0-9a-f]{40}(?![0-9a-zA-Z])", before="A-Za-z0-9_-")
 _SENTRY = _tok(("sntrys_", "sntryu_"), r"[A-Za-z0-9_=+/-]{40,}+")
-_DOPPLER = _tok(("dp.pt.", "dp.st.", "dp.sa."), rf"[{_B62}]{{40,}}+", before="A-Za-z0-9_.-")
+# Doppler: service tokens name their environment first (dp.st.prd.<body>).
+_DOPPLER = _tok(("dp.pt.", "dp.st.", "dp.sa."), rf"(?:[a-z0-9_-]{{2,35}}\.)?[{_B62}]{{40,}}+",
+                before="A-Za-z0-9_.-")
 _FLY = _tok(("fo1_",), rf"[{_B64URL}]{{40,}}+")
 _AIRTABLE = re.compile(r"(?<![A-Za-z0-9])pat[A-Za-z0-9]{14}\.(?P<v>[0-9a-f]{64})(?![0-9a-f])")
 

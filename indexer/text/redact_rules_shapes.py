@@ -106,7 +106,6 @@ _PREFIXED: tuple[tuple[str, re.Pattern[str], Callable[[str, re.Match[str]], bool
                                before="A-Za-z0-9_.-"), _hex_body, ("v1.0-",)),
     ("mapbox_token", _tok(("sk.eyJ",), r"[A-Za-z0-9_-]{20,}+\.[A-Za-z0-9_-]{20,}+",
                           before="A-Za-z0-9_.-"), _random_body, ("sk.eyJ",)),
-    ("volcengine_key", _tok(("AKLT",), r"[A-Za-z0-9+/_-]{32,}+={0,2}"), _mixed_body, ("AKLT",)),
     ("baidu_key", _tok(("ALTAK-",), rf"[{_B62}]{{15,}}+/[0-9a-f]{{40}}{_END}",
                        before="A-Za-z0-9_-"), _random_body, ("ALTAK-",)),
     # Meta (Facebook, Instagram) access tokens: EAA, an app letter, a long base62 body; Square's
@@ -171,6 +170,8 @@ def _standalone(body: str) -> re.Pattern[str]:
 _TWILIO_SID = re.compile(_word("AC", before="A-Za-z0-9_") + r"(?P<v>[0-9a-f]{32})" + _END)
 # Alibaba Cloud (阿里云) AccessKey ID and its 30-character secret.
 _ALIBABA_ID = re.compile(_word("LTAI", before="A-Za-z0-9_") + rf"(?P<v>[{_B62}]{{12,20}}){_END}")
+# Volcengine (火山引擎) AccessKeyId and its base64 SecretAccessKey.
+_VOLCENGINE_ID = re.compile(_word("AKLT", before="A-Za-z0-9_") + r"(?P<v>[A-Za-z0-9+/_-]{32,}+={0,2})")
 # Tencent Cloud (腾讯云) SecretId and its 32-character SecretKey.
 _TENCENT_ID = re.compile(_word("AKID", before="A-Za-z0-9_") + rf"(?P<v>[{_B62}]{{32}}){_END}")
 
@@ -187,6 +188,9 @@ SHAPE_RULES: tuple[Rule, ...] = (
                                _standalone("[0-9a-f]{32}"), _hex), triggers=("AC",)),
     Rule("alibaba_key", _paired("alibaba_key", _ALIBABA_ID, "alibaba_secret",
                                 _standalone(f"[{_B62}]{{30}}"), _mixed), triggers=("LTAI",)),
+    Rule("volcengine_key", _paired("volcengine_key", _VOLCENGINE_ID, "volcengine_secret",
+                                   _standalone("[A-Za-z0-9+/]{40,64}={0,2}"), _mixed),
+         triggers=("AKLT",)),
     Rule("tencent_key", _paired("tencent_key", _TENCENT_ID, "tencent_secret",
                                 _standalone(f"[{_B62}]{{32}}"), _mixed), triggers=("AKID",)),
 )
