@@ -20,9 +20,12 @@ ALLOWED = {
     "api.setup": {"models", "api.settings"},  # agents' MCP configuration files
     "api.service": {"models", "indexer", "search", "api.settings"},
     "api.mcp": {"models", "indexer", "search", "api.settings", "api.service"},
-    "api.http": {"models", "indexer", "search", "api.settings", "api.service", "api.mcp"},
+    "api.http": {"models", "indexer", "search", "api.settings", "api.service", "api.mcp",
+                 "api.client"},
     "api.cli": {"models", "indexer", "search", "api.settings", "api.service", "api.mcp",
-                "api.http", "api.setup"},
+                "api.http", "api.setup", "api.client"},
+    "api.client": set(),  # the fast search client: the standard library alone
+    "api.entry": {"api.client", "api.cli"},  # the `recall` command: one or the other
     "api": {"models", "indexer", "search", "api.settings", "api.service"},  # api/__init__.py
 }
 

@@ -5,8 +5,7 @@ from __future__ import annotations
 import json
 import shlex
 import sys
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any
 
 import click
 import msgspec
@@ -16,8 +15,10 @@ from api.cli.output import Run, json_option, pass_run, print_json
 from api.cli.running_server import RunningServer, no_server_option, running_server
 from api.cli.search_options import search_options
 from api.cli.writes import reads
+from api.client.results import print_results
+from api.client.search import wire_params
 from api.service.search_params import search_params
-from models import InvalidQuery, RecallError, SearchResponse, TrackedFact
+from models import InvalidQuery, RecallError, SearchResponse
 
 if TYPE_CHECKING:
     from api.service.sessions import ArchivedSession
@@ -59,7 +60,7 @@ def search(ctx: click.Context, run: Run, query: str | None, batch: str | None, m
     if as_json:
         print_json(response)
     else:
-        _print_results(response, sys.stdout)
+        print_results(msgspec.to_builtins(response), sys.stdout)  # the fast client's printer
     return 0
 
 
@@ -74,10 +75,7 @@ def _search(run: Run, server: RunningServer | None, values: dict[str, Any], quer
     """The search, by the running server when there is one, else in this process."""
     params = search_params({**values, "query": query})  # checked here: the same errors either way
     if server is not None:
-        given = {k: v for k, v in msgspec.to_builtins(params).items() if v is not None}
-        given["q"] = given.pop("query")
-        answer = server.get("/search", {k: str(v).lower() if isinstance(v, bool) else v
-                                        for k, v in given.items()}, SearchResponse)
+        answer = server.get("/search", wire_params(msgspec.to_builtins(params)), SearchResponse)
         if answer is not None:
             return answer
     return run.service.search(params.request())
@@ -106,46 +104,6 @@ def _batch_search(run: Run, server: RunningServer | None, source: str, given: di
                 out = {"qid": qid if qid is not None else number, "error": detail}
             print(json.dumps(out, ensure_ascii=False), flush=True)
     return 1 if failures else 0
-
-
-def _print_results(response: SearchResponse, out: TextIO) -> None:
-    if not response.results:
-        print(f"no match for {response.query!r}", file=out)
-        return
-    bold, plain = ("\033[1m", "\033[0m") if out.isatty() else ("**", "**")
-    for rank, hit in enumerate(response.results, start=1):
-        title = f"  {hit.title}" if hit.title else ""
-        print(f"{rank}. {hit.session_id}  {hit.date}  {hit.channel or '-'}  "
-              f"score {hit.score:.4f}{title}", file=out)
-        for m in hit.messages:
-            text = m.snippet
-            for start, end in reversed(m.highlights):
-                text = text[:start] + bold + text[start:end] + plain + text[end:]
-            role = f"{m.role} {m.memory_type}" if m.memory_type else m.role
-            print(f"   [{role}{' ' + m.id if m.id else ''}] {text}", file=out)
-        for line in fact_lines(hit.facts):
-            print(f"   {line}", file=out)
-        print(file=out)
-
-
-def fact_lines(facts: Sequence[TrackedFact], width: int = 90) -> list[str]:
-    """One line per statement: current, or superseded on a date by what replaced it."""
-    lines = []
-    for f in facts:
-        if f.superseded_by is not None:
-            lines.append(f"! superseded on {f.superseded_by.date} by "
-                         f"{f.superseded_by.session_id}: {_cut(f.superseded_by.text, width)}"
-                         f"  (was: {_cut(f.text, width // 2)})")
-        else:
-            replaced = f"  (replaces {f.supersedes[0].date}: {_cut(f.supersedes[0].text, width // 2)})" \
-                if f.supersedes else ""
-            lines.append(f"✓ current since {f.valid_from}: {_cut(f.text, width)}{replaced}")
-    return lines
-
-
-def _cut(text: str, width: int) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= width else text[:width - 1] + "…"
 
 
 @reads

@@ -1,21 +1,21 @@
 """Asking the `recall serve` of this data directory instead of loading the index and the model
-(api/http/discovery.py): the same request, the same typed answer. Whenever the server cannot
-answer exactly as the command would (not running, not proven, another embedder, an error), the
-command runs in-process instead, so the output never depends on which path answered."""
+(found and asked by api/client/server.py): the same request, the same typed answer. Whenever the
+server cannot answer exactly as the command would (not running, not proven, another embedder,
+an error), the command runs in-process instead, so the output never depends on which path
+answered."""
 
 from __future__ import annotations
 
 import json
 import logging
-import secrets
 from collections.abc import Callable
 from typing import Any, TypeVar
-from urllib.parse import quote, urlencode, urlsplit
+from urllib.parse import quote, urlencode
 
 import click
 import msgspec
 
-from api.http.discovery import CHALLENGE, PROOF, ServerFile, find
+from api.client.server import ServerFile, ask, find
 from api.settings import Settings
 from models.principal import DEFAULT_TENANT
 
@@ -25,9 +25,6 @@ log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 F = TypeVar("F", bound=Callable[..., Any])
-
-# a search on a busy server can take a while; a server that is not there fails at once
-TIMEOUT = 120.0
 
 
 def no_server_option(fn: F) -> F:
@@ -54,8 +51,6 @@ class RunningServer:
     def __init__(self, server: ServerFile, token: str | None) -> None:
         self.server = server
         self.token = token
-        parts = urlsplit(server.url)
-        self.host, self.port = parts.hostname or "127.0.0.1", parts.port or 80
 
     def get(self, path: str, params: dict[str, Any], answer: type[T]) -> T | None:
         query = urlencode({k: v for k, v in params.items() if v is not None})
@@ -70,33 +65,19 @@ class RunningServer:
 
     def _request(self, method: str, target: str, body: dict[str, Any] | None,
                  answer: type[T]) -> T | None:
-        challenge = secrets.token_hex(16)
-        headers = {CHALLENGE: challenge, "Accept": "application/json"}
-        if self.token:
-            headers["Authorization"] = f"Bearer {self.token}"
-        data = None
-        if body is not None:
-            data = json.dumps(body, ensure_ascii=False).encode()
-            headers["Content-Type"] = "application/json"
-        import http.client  # only a command that has a server to ask needs it
-
-        connection = http.client.HTTPConnection(self.host, self.port, timeout=TIMEOUT)
+        data = None if body is None else json.dumps(body, ensure_ascii=False).encode()
         try:
-            connection.request(method, target, body=data, headers=headers)
-            response = connection.getresponse()
-            payload = response.read()
-        except OSError as exc:
+            reply = ask(self.server, self.token, method, target, data)
+        except (OSError, ValueError) as exc:
             log.info("no answer from the server at %s (%s): answering in-process",
                      self.server.url, exc)
             return None
-        finally:
-            connection.close()
-        if not self.server.proves(challenge, response.getheader(PROOF)):
+        if not reply.proven:
             log.warning("%s does not prove to be the server this data directory announced: "
                         "answering in-process", self.server.url)
             return None
-        if response.status not in (200, 201):
+        if reply.status not in (200, 201):
             # errors come from this process, worded exactly as the command words them
-            log.info("the server answered %d: answering in-process", response.status)
+            log.info("the server answered %d: answering in-process", reply.status)
             return None
-        return msgspec.json.decode(payload, type=answer)
+        return msgspec.json.decode(reply.body, type=answer)
