@@ -4,9 +4,15 @@ wall time and peak RSS (min / median / max), on a data directory indexed with th
     python benchmarks/cold_start.py --home /tmp/recall-cold [--runs 3] [--json out.json]
 
 The home is indexed from examples/ first when it holds nothing (with the settings' embedder,
-e5 by default). `--server` also measures the CLI with `recall serve` running on the same home
-(and the server's RSS after those searches); `--mcp` measures `recall mcp` over stdio: the time
-to answer `initialize` from the process start, then the first `search_archive` call after it.
+e5 by default). `--server` also measures the searches with `recall serve` running on the same
+home, each two ways in turn, run after run: the installed `recall` command (its fast client,
+api/client/search.py) and the click CLI (`recall` with RECALL_FULL_CLI=1, the path every search
+took before), beside the interpreter's own start-up (`python -c pass`) and the server's RSS after
+them; `--mcp` measures `recall mcp` over stdio: the time to answer `initialize` from the process
+start, then the first `search_archive` call after it.
+
+Python's bytecode caches are on for the commands (PYTHONDONTWRITEBYTECODE is removed from their
+environment, as an installed `recall` has them): the first run writes them.
 """
 
 from __future__ import annotations
@@ -27,6 +33,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 RECALL = [sys.executable, "-m", "api.cli"]
+INSTALLED = Path(sys.executable).with_name("recall")  # the console script: api.entry
 
 COMMANDS: dict[str, list[str]] = {
     "help": ["--help"],
@@ -37,11 +44,12 @@ COMMANDS: dict[str, list[str]] = {
 }
 
 
-def run_once(args: list[str], env: dict[str, str]) -> tuple[float, int]:
+def run_once(args: list[str], env: dict[str, str], command: list[str] = RECALL
+             ) -> tuple[float, int]:
     """Wall seconds and peak RSS (KiB) of one process; a failing command stops the benchmark."""
     with tempfile.TemporaryFile() as err:
         started = time.perf_counter()
-        proc = subprocess.Popen([*RECALL, *args], cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
+        proc = subprocess.Popen([*command, *args], cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
                                 stderr=err)
         _, status, usage = os.wait4(proc.pid, 0)  # the child's own peak RSS, not ours
         wall = time.perf_counter() - started
@@ -53,7 +61,24 @@ def run_once(args: list[str], env: dict[str, str]) -> tuple[float, int]:
 
 
 def measure(name: str, args: list[str], env: dict[str, str], runs: int) -> dict[str, Any]:
-    walls, rss = zip(*(run_once(args, env) for _ in range(runs)), strict=True)
+    return row_of(name, args, runs, [run_once(args, env) for _ in range(runs)])
+
+
+def measure_in_turn(cases: list[tuple[str, list[str], list[str], dict[str, str]]],
+                    runs: int) -> list[dict[str, Any]]:
+    """(name, command, args, env) cases run one after the other, `runs` rounds, so that a
+    machine that slows down or speeds up during the run weighs on each of them alike."""
+    results: list[list[tuple[float, int]]] = [[] for _ in cases]
+    for _ in range(runs):
+        for found, (_, command, args, env) in zip(results, cases, strict=True):
+            found.append(run_once(args, env, command))
+    return [row_of(name, args, runs, found)
+            for (name, _, args, _), found in zip(cases, results, strict=True)]
+
+
+def row_of(name: str, args: list[str], runs: int, found: list[tuple[float, int]]
+           ) -> dict[str, Any]:
+    walls, rss = zip(*found, strict=True)
     row = {"command": name, "args": args, "runs": runs,
            "wall_s": {"min": round(min(walls), 3), "median": round(statistics.median(walls), 3),
                       "max": round(max(walls), 3)},
@@ -88,9 +113,15 @@ def with_server(env: dict[str, str], home: Path, runs: int) -> tuple[list[dict[s
                 raise SystemExit("recall serve did not start")
             time.sleep(0.05)
         ready = time.perf_counter() - started
-        run_once(["search", "warm the page cache"], env)  # as the in-process runs do
-        rows = [measure(f"{name} (server)", cmd, env, runs) for name, cmd in COMMANDS.items()
-                if name.startswith("search")]
+        click_cli = {**env, "RECALL_FULL_CLI": "1"}
+        run_once(["search", "warm the page cache"], env, [str(INSTALLED)])  # writes .pyc too
+        run_once(["search", "warm the page cache"], click_cli, [str(INSTALLED)])
+        cases = [("python -c pass (start-up alone)", [sys.executable], ["-c", "pass"], env)]
+        for name, cmd in COMMANDS.items():
+            if name.startswith("search"):
+                cases += [(f"{name} (server, fast client)", [str(INSTALLED)], cmd, env),
+                          (f"{name} (server, click CLI)", [str(INSTALLED)], cmd, click_cli)]
+        rows = measure_in_turn(cases, runs)
         return rows, {"ready_s": round(ready, 2), "rss_mb_after": rss_mb(server.pid)}
     finally:
         server.send_signal(signal.SIGTERM)
@@ -158,6 +189,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, help="write the rows here")
     args = parser.parse_args(argv)
     env = {**os.environ, "RECALL_HOME": str(args.home)}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # as installed: bytecode cached after one run
+    if args.server and "from api.entry import" not in INSTALLED.read_text():
+        raise SystemExit(f"{INSTALLED} is not the fast entry: reinstall (pip install -e .)")
     if args.embedder:
         env["RECALL_EMBEDDER"] = args.embedder
     if not (args.home / "state.sqlite3").exists():
