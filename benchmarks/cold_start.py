@@ -30,6 +30,7 @@ import tempfile
 import time
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlencode
 
 ROOT = Path(__file__).resolve().parents[1]
 RECALL = [sys.executable, "-m", "api.cli"]
@@ -122,10 +123,39 @@ def with_server(env: dict[str, str], home: Path, runs: int) -> tuple[list[dict[s
                 cases += [(f"{name} (server, fast client)", [str(INSTALLED)], cmd, env),
                           (f"{name} (server, click CLI)", [str(INSTALLED)], cmd, click_cli)]
         rows = measure_in_turn(cases, runs)
-        return rows, {"ready_s": round(ready, 2), "rss_mb_after": rss_mb(server.pid)}
+        answers = {name: answer_ms(home, cmd, env, runs) for name, cmd in COMMANDS.items()
+                   if name.startswith("search")}
+        for name, ms in answers.items():
+            print(f"{name + ' (the answer alone)':<24} {ms['median']:.1f} ms "
+                  f"(min {ms['min']:.1f}, max {ms['max']:.1f})", flush=True)
+        return rows, {"ready_s": round(ready, 2), "rss_mb_after": rss_mb(server.pid),
+                      "answer_ms": answers}
     finally:
         server.send_signal(signal.SIGTERM)
         server.wait(timeout=30)
+
+
+def answer_ms(home: Path, args: list[str], env: dict[str, str], runs: int) -> dict[str, float]:
+    """The server's part of a search: the fast client's request from this (warm) process, from
+    sending it to the whole answer read, in ms."""
+    from api.client.search import PARAMS, wire_params
+    from api.client.server import ask, find
+
+    server = find(home)
+    if server is None:
+        raise SystemExit("the server's file is gone")
+    query, options = args[1], dict(zip(args[2::2], args[3::2], strict=True))
+    params = dict(PARAMS) | {"query": query} | {k.lstrip("-"): v for k, v in options.items()}
+    target = "/v1/search?" + urlencode(wire_params(params))
+    times = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        reply = ask(server, env.get("RECALL_API_TOKEN"), "GET", target)
+        times.append((time.perf_counter() - started) * 1000)
+        if reply.status != 200 or not reply.proven:
+            raise SystemExit(f"the server answered {reply.status} to {target}")
+    return {"min": round(min(times), 1), "median": round(statistics.median(times), 1),
+            "max": round(max(times), 1)}
 
 
 def _rpc(proc: subprocess.Popen, message: dict[str, Any]) -> dict[str, Any] | None:
