@@ -7,9 +7,10 @@ The home is indexed from examples/ first when it holds nothing (with the setting
 e5 by default). `--server` also measures the searches with `recall serve` running on the same
 home, each two ways in turn, run after run: the installed `recall` command (its fast client,
 api/client/search.py) and the click CLI (`recall` with RECALL_FULL_CLI=1, the path every search
-took before), beside the interpreter's own start-up (`python -c pass`) and the server's RSS after
-them; `--mcp` measures `recall mcp` over stdio: the time to answer `initialize` from the process
-start, then the first `search_archive` call after it.
+took before), beside the interpreter's own start-up (`python -c pass`; and with `-S`, without
+the editable install's import hook, for the fast client too), the server's answer alone and its
+RSS after them; `--mcp` measures `recall mcp` over stdio: the time to answer `initialize` from
+the process start, then the first `search_archive` call after it.
 
 Python's bytecode caches are on for the commands (PYTHONDONTWRITEBYTECODE is removed from their
 environment, as an installed `recall` has them): the first run writes them.
@@ -117,11 +118,18 @@ def with_server(env: dict[str, str], home: Path, runs: int) -> tuple[list[dict[s
         click_cli = {**env, "RECALL_FULL_CLI": "1"}
         run_once(["search", "warm the page cache"], env, [str(INSTALLED)])  # writes .pyc too
         run_once(["search", "warm the page cache"], click_cli, [str(INSTALLED)])
-        cases = [("python -c pass (start-up alone)", [sys.executable], ["-c", "pass"], env)]
+        # without site (-S): no .pth file runs, as the editable install's import hook does on
+        # every start (a regular install has none); the checkout is found through PYTHONPATH
+        bare = {**env, "PYTHONPATH": str(ROOT)}
+        cases = [("python -c pass (start-up alone)", [sys.executable], ["-c", "pass"], env),
+                 ("python -S -c pass", [sys.executable, "-S"], ["-c", "pass"], bare)]
         for name, cmd in COMMANDS.items():
             if name.startswith("search"):
                 cases += [(f"{name} (server, fast client)", [str(INSTALLED)], cmd, env),
                           (f"{name} (server, click CLI)", [str(INSTALLED)], cmd, click_cli)]
+        script = "import sys; from api.entry import main; sys.exit(main())"  # the console script's
+        cases.append(("search hybrid (server, fast client, python -S)",
+                      [sys.executable, "-S", "-c", script], COMMANDS["search hybrid"], bare))
         rows = measure_in_turn(cases, runs)
         answers = {name: answer_ms(home, cmd, env, runs) for name, cmd in COMMANDS.items()
                    if name.startswith("search")}
