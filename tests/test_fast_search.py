@@ -12,6 +12,8 @@ import hmac
 import json
 import os
 import shutil
+import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -171,6 +173,33 @@ def test_a_server_with_a_token_gets_it_from_the_fast_client(built_home: Path,
     finally:
         proc.terminate()
         proc.communicate(timeout=30)
+
+
+def interrupted(home: Path, click_cli: str) -> tuple[int, bytes, bytes]:
+    """`recall search` sent to a server that takes the request and never answers, then Ctrl-C
+    (SIGINT) while it waits."""
+    with socket.create_server(("127.0.0.1", 0)) as silent:
+        url = f"http://127.0.0.1:{silent.getsockname()[1]}"
+        (home / "server.json").write_text(json.dumps(
+            ServerFile(os.getpid(), url, "hash", "s").as_dict()))  # this test process: alive
+        os.chmod(home / "server.json", 0o600)
+        proc = subprocess.Popen([str(RECALL), "search", "升级"], cwd=ROOT,
+                                env=environment(home, RECALL_FULL_CLI=click_cli),
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        silent.settimeout(60)
+        connection, _ = silent.accept()  # the request is on its way: the client waits
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+        connection.close()
+    return proc.returncode, out, err
+
+
+def test_ctrl_c_while_the_server_thinks_ends_as_with_the_click_cli(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    ours = interrupted(home, click_cli="")
+    assert ours == interrupted(home, click_cli="1")
+    assert ours[0] == 130 and ours[2].endswith(b"recall: interrupted\n")
 
 
 def test_the_fast_client_imports_nothing_but_the_standard_library() -> None:

@@ -16,6 +16,7 @@ import codecs
 import io
 import json
 import os
+import sys
 from urllib.parse import urlencode
 
 from api.client.results import print_results
@@ -64,12 +65,22 @@ def answer(argv: Sequence[str], env: Mapping[str, str], out: TextIO) -> int | No
     if env.get(FULL_CLI) or "search" not in argv:
         return None
     try:
-        return _answer(argv, env, out)
+        text = _answer(argv, env, out)
+    except KeyboardInterrupt:  # as the click CLI says it (click ends the line first)
+        print("\nrecall: interrupted", file=sys.stderr)
+        return 130
     except Exception:  # noqa: BLE001  # anything unexpected: the click CLI answers, its own way
         return None
+    if text is None:
+        return None
+    # written once the answer is complete, and outside the fallback: a search never prints twice
+    out.write(text)
+    out.flush()
+    return 0
 
 
-def _answer(argv: Sequence[str], env: Mapping[str, str], out: TextIO) -> int | None:
+def _answer(argv: Sequence[str], env: Mapping[str, str], out: TextIO) -> str | None:
+    """The search's output, or None when the click CLI must answer."""
     group, rest = _options(argv, {}, GROUP_VALUED, stop_at_argument=True)
     if rest[:1] != ["search"]:
         return None
@@ -95,9 +106,7 @@ def _answer(argv: Sequence[str], env: Mapping[str, str], out: TextIO) -> int | N
         print(json.dumps(response, ensure_ascii=False), file=text)
     else:
         print_results(response, text)
-    out.write(text.getvalue())  # all at once, once nothing can fail any more
-    out.flush()
-    return 0
+    return text.getvalue()
 
 
 def wire_params(params: Mapping[str, Any]) -> dict[str, Any]:
