@@ -107,7 +107,6 @@ def _batch_search(run: Run, server: RunningServer | None, source: str, given: di
 
 
 @reads
-@reads
 @click.command()
 @click.argument("session_id", metavar="ID")
 @click.option("--token-budget", type=int, help="summary plus the newest messages that fit")
