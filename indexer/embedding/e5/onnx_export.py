@@ -18,16 +18,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from indexer.embedding.e5.blob import E5BuildError, sha256_file
-from indexer.embedding.e5.install import _quiet_progress_bars, build_atomically
+from indexer.embedding.e5.install import build_atomically
 from indexer.embedding.e5.onnx_graph import (
     OPSET,
     QUANTIZATION,
-    export_fp32,
     optimize,
     quantize_int8,
 )
 from indexer.embedding.e5.onnx_parity import BUILD_TEXTS, MIN_COSINE, cosines, summary
+from indexer.embedding.e5.onnx_table import attach_fp32_table, attach_quantized_table
 from indexer.embedding.e5.onnx_tokenizer import write_sentencepiece
+from indexer.embedding.e5.onnx_trace import TABLE_FILE, trace_in_child
 from indexer.embedding.e5.stamp import (
     ONNX_FORMAT_VERSION,
     ONNX_MARKER_NAME,
@@ -45,7 +46,6 @@ from indexer.embedding.onnx_encoder import (
 
 if TYPE_CHECKING:
     import numpy as np
-    from sentence_transformers import SentenceTransformer
 
 __all__ = ["build_onnx_encoder"]
 
@@ -65,34 +65,34 @@ def build_onnx_encoder(model_dir: Path, dest: Path | None = None, *, quantize: b
     dest = Path(dest).absolute() if dest else onnx_folder(model_dir)
     if is_built(model_dir, dest, quantize=quantize):
         return dest
-    with _quiet_progress_bars():
-        build_atomically(dest, lambda tmp: _build_into(tmp, model_dir, quantize, report),
-                         lambda: is_built(model_dir, dest, quantize=quantize))
+    build_atomically(dest, lambda tmp: _build_into(tmp, model_dir, quantize, report),
+                     lambda: is_built(model_dir, dest, quantize=quantize))
     return dest
 
 
 def _build_into(folder: Path, model_dir: Path, quantize: bool, report: Progress) -> None:
-    """Export, quantize, optimize and check into ``folder``; the marker file goes last."""
-    from sentence_transformers import SentenceTransformer
+    """Export, quantize, optimize and check into ``folder``; the marker file goes last.
 
+    Each step holds at most one copy of the model: torch runs in a process of its own, and the
+    word-embedding table bypasses the exporter and the quantizer (onnx_table.py)."""
     started = time.monotonic()
-    st = SentenceTransformer(str(model_dir), device="cpu")
-    ids = write_sentencepiece(model_dir / "tokenizer.json", folder / TOKENIZER_NAME)
-    _write_json(folder / CONFIG_NAME, {**_encoder_config(st), "tokenizer": ids})
-    reference = {kind: st.encode(list(BUILD_TEXTS), prompt_name=kind, normalize_embeddings=True,
-                                 convert_to_numpy=True) for kind in ("query", "passage")}
     stage = folder / ".stage"  # the intermediate graphs, gone before the folder is installed
     stage.mkdir()
-    report("exporting to ONNX (fp32)")
-    export_fp32(st, stage / "fp32.onnx")
-    del st
+    report("exporting to ONNX (fp32), in a separate process")
+    traced = trace_in_child(model_dir, stage)
+    dim = traced.dim
+    ids = write_sentencepiece(model_dir / "tokenizer.json", folder / TOKENIZER_NAME)
+    _write_json(folder / CONFIG_NAME, {**traced.config(), "tokenizer": ids})
     fell_back: str | None = None
     parity: dict[str, float | int] = {}
     if quantize:
         report(f"quantizing: {QUANTIZATION}")
-        quantize_int8(stage / "fp32.onnx", stage / "int8.onnx")
+        quantize_int8(stage / "fp32.onnx", stage / "int8-standin.onnx")
+        attach_quantized_table(stage / "int8-standin.onnx", stage / TABLE_FILE, dim,
+                               stage / "int8.onnx")
+        report("optimizing the int8 graph")
         optimize(stage / "int8.onnx", folder / MODEL_NAME, WEIGHTS_NAME)
-        parity = _parity(folder, reference)
+        parity = _parity(folder, traced.reference)
         report(f"int8 parity with the fp32 model: min cosine {parity['min']:.5f}, "
                f"mean {parity['mean']:.5f} over {parity['texts']} queries and passages")
         if float(parity["min"]) < MIN_COSINE:
@@ -101,8 +101,9 @@ def _build_into(folder: Path, model_dir: Path, quantize: bool, report: Progress)
     if not quantize or fell_back:
         for stale in (MODEL_NAME, WEIGHTS_NAME):
             (folder / stale).unlink(missing_ok=True)
-        optimize(stage / "fp32.onnx", folder / MODEL_NAME, WEIGHTS_NAME)
-        parity = _parity(folder, reference)
+        attach_fp32_table(stage / "fp32.onnx", stage / TABLE_FILE, dim, stage / "fp32-full.onnx")
+        optimize(stage / "fp32-full.onnx", folder / MODEL_NAME, WEIGHTS_NAME)
+        parity = _parity(folder, traced.reference)
         report(f"fp32 parity: min cosine {parity['min']:.5f}, mean {parity['mean']:.5f}")
         if float(parity["min"]) < MIN_COSINE:
             raise E5BuildError(f"ONNX export disagrees with the model: min cosine "
@@ -124,11 +125,6 @@ def _build_into(folder: Path, model_dir: Path, quantize: bool, report: Progress)
            for name in ("onnxruntime", "onnx", "torch", "transformers", "sentencepiece")},
         "build_seconds": round(time.monotonic() - started, 1),
     })
-
-
-def _encoder_config(st: SentenceTransformer) -> dict[str, object]:
-    return {"dim": st.get_embedding_dimension() or 0, "max_length": st.max_seq_length,
-            "prompts": dict(st.prompts)}
 
 
 def _parity(folder: Path, reference: dict[str, np.ndarray]) -> dict[str, float | int]:
