@@ -217,6 +217,11 @@ def test_a_hex_run_of_a_hash_length_needs_a_word_stronger_than_key() -> None:
     ("doppler: dp.st.prd.{}", body(B62, 43, 28)),
     ("Cloudflare 的令牌发你微信了，备份一下 {}", "_" + body(B64URL, 39, 29)),
     ("api key {}", body(LOWER36, 30, 30)),
+    ("ALIYUN_AK=LTAI5t" + body(B62, 18, 31) + "\nALIYUN_SK={}", body(B62, 30, 32)),
+    ("{} <- that's the staging token", body(B62, 28, 33)),
+    ("I reset the router password to {}", "SAW7LP6hdS!9603"),
+    ("服务器密码已改为 {}", "jB5oc3gC1C$949"),
+    ("the wifi passphrase, if anyone asks: {}", "Gr33n-Tea&Lemon"),
 ])
 def test_phrasings_found_in_the_round_3_batch_are_redacted(text: str, value: str) -> None:
     assert value not in redact_text(text.format(value))[0]
@@ -228,6 +233,12 @@ def test_phrasings_found_in_the_round_3_batch_are_redacted(text: str, value: str
     "bump the token library to 4.12.0-beta.3+build.20261203",
     "key: uploads/2026/12/photo_8f3a2c.png",
     "cache key " + body(LOWER36, 30, 30),  # one case and digits after "key" alone: a name
+    f"moved the secret loading into config.py in {HEX_RUN}",  # a commit, not beside the word
+    "auth token rejected, trace_id=" + body(HEX, 32, 34),
+    "password: !ENV ${DB_PASSWORD}",
+    "send the new password to John.Doe2@demo.test today",
+    "the password is in /srv/Config-2026/secret.txt",
+    "passwords must mix Upper, lower, 0-9 and symbols",
 ])
 def test_phrasings_near_them_that_hold_no_secret_are_kept(text: str) -> None:
     assert redact_text(text) == (text, {})

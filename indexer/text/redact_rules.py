@@ -316,7 +316,7 @@ def _password_ok(v: str, m: re.Match[str]) -> bool:
     return not (set(v) <= set("*•●·.") or (len(v) >= 3 and len(set(v.lower())) == 1))
 
 
-_YAML_TAG = re.compile(r"!!?[a-z]+")
+_YAML_TAG = re.compile(r"!!?[A-Za-z]+")  # !vault, !ENV
 _CJK_CHAR = re.compile(r"[\u2e80-\u9fff]")
 
 

@@ -45,6 +45,7 @@ _TOKEN_WORDS = frozenset([
     "token", "secret", "credential", "credentials", "creds", "apikey", "auth", "authkey",
     "accesskey", "secretkey", "privatekey", "accountkey", "clientsecret", "authtoken",
     "accesstoken", "refreshtoken", "sas", "signingkey", "masterkey",
+    "sk",  # the secret of a cloud's AK/SK pair: ALIYUN_SK, HUAWEI_SK
 ])
 # "<qualifier> key" is a secret (api_key, ACCOUNT_KEY, x-api-key); a bare key is not.
 _KEY_QUALIFIERS = frozenset([

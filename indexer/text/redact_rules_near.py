@@ -36,10 +36,14 @@ _WORD = re.compile(
     + "|".join(_EN_WORDS) + r"))(?![A-Za-z0-9_-])|" + "|".join(_ZH_WORDS))
 _BARE_KEY = re.compile(r"(?i)keys?")
 _HASH_LENGTHS = frozenset([40, 64, 128])  # SHA-1, SHA-256, SHA-512 in hex
+_CLOSE = 12  # at most this many characters between a word and a hex or base36 run
+# Nothing but separators and "is" between a word and a hash-length run: "token: x", "密钥是 x".
+_GLUE = re.compile(r"(?i)[\s:=：＝,，-]*(?:(?:is|was|是|为)[\s:=：＝]*)?")
 # A candidate value: a run of token characters, not part of a longer run.
 _RUN = re.compile(r"(?<![A-Za-z0-9_+/=.~-])[A-Za-z0-9_-][A-Za-z0-9_+/=.~-]{15,511}+")
 _BEFORE = 48  # characters before the run where the credential word may stand
-_AFTER = 24  # and after it ("… is my token")
+_AFTER = 32  # and after it ("… <- that's the staging token")
+_NAME_EQUALS = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]{0,63}=")  # a name= glued to its value
 _LONGEST = 200  # longer runs are blobs; longer token formats have rules of their own
 # Words between the credential word and the run that make the run something other than the
 # secret (a key's id or fingerprint, a commit, a public key, a count), in either language.
@@ -114,15 +118,23 @@ def _credential_word_near(text: str, start: int, end: int, shape: str) -> bool:
             return False
         return shape == "mixed" or end - start not in _HASH_LENGTHS
 
+    def close(between: str) -> bool:
+        if _META.search(between) or _SENTENCE_END.search(between):
+            return False
+        if shape == "mixed":
+            return True
+        # hex and base36 runs are also ids and hashes: the word must be right beside them
+        if end - start in _HASH_LENGTHS:
+            return _GLUE.fullmatch(between) is not None
+        return len(between.strip()) <= _CLOSE
+
     for m in _WORD.finditer(before):
-        between = before[m.end():]
-        if names_it(m) and not _META.search(between) and not _SENTENCE_END.search(between):
+        if names_it(m) and close(before[m.end():]):
             return True
     word = _WORD.search(after)
     if word is None or not names_it(word):
         return False
-    between = after[:word.start()]
-    return not _META.search(between) and not _SENTENCE_END.search(between) and not _META.search(
+    return close(after[:word.start()]) and not _META.search(
         after[word.start():word.end() + 16])  # "… is my token id"
 
 
@@ -133,6 +145,10 @@ def _near_secrets(text: str) -> Iterator[tuple[str, int, int]]:
         start = m.start()
         if text.startswith(("\\n", "\\r", "\\t"), start - 1):  # a JSON-escaped line break
             start += 1
+        if (name := _NAME_EQUALS.match(text, start, m.end())) is not None:
+            if _META.search(name.group()):  # trace_id=…, request_id=…
+                continue
+            start = name.end()  # judge the value: "secret=" is a label, not part of it
         run = text[start:m.end()].rstrip(".")  # a sentence's full stop after the run
         if len(run) > _LONGEST or text.endswith(("base64,", "data:"), 0, start):
             continue  # a blob (an image, a file), not a token
@@ -141,8 +157,50 @@ def _near_secrets(text: str) -> Iterator[tuple[str, int, int]]:
             yield "near_secret", start, start + len(run)
 
 
+# --- passwords a few words after their word ---------------------------------------------------
+
+# "reset the router password to X", "服务器密码已改为 X": a password holds symbols, which end a
+# run above, so after a password word the first whitespace-delimited word that holds all four
+# classes (upper, lower, digit, symbol) is taken.
+_PW_WORD = re.compile(
+    r"(?<![A-Za-z0-9_.-])(?i:passwords?|passwd|passphrase|passcode|pwd)(?![A-Za-z0-9_-])"
+    r"|密码|密碼|口令")
+_PW_LONGEST = 64
+_PW_CANDIDATE = re.compile(
+    rf"[^\s，。；、！？,;\"'“”「」『』()（）<>\u2e80-\u9fff]{{8,{_PW_LONGEST}}}")
+_PW_SYMBOL = re.compile(r"[!@#$%^&*+=?~_.:/-]")
+_PW_AFTER = 32  # characters after the word where the password may start
+_NOT_A_PASSWORD = re.compile(r"[^@\s]+@[\w-]+\.[A-Za-z]|.*://|[/~$%{<\[].*", re.DOTALL)
+
+
+def password_like_word(v: str) -> bool:
+    """Upper, lower, digit and symbol in one word that is not an address, path or reference."""
+    v = v.rstrip(".!?:")
+    if len(v) < 8 or _NOT_A_PASSWORD.match(v) or MARKER_PREFIX[1:-1] in v:
+        return False
+    return all(r.search(v) for r in (DIGIT, UPPER, LOWER, _PW_SYMBOL)) and entropy(v) >= 3.0
+
+
+def _near_passwords(text: str) -> Iterator[tuple[str, int, int]]:
+    for m in _PW_WORD.finditer(text):
+        stop = text.find("\n", m.end(), m.end() + _PW_AFTER)
+        window_end = stop if stop >= 0 else min(len(text), m.end() + _PW_AFTER)
+        # bounded: a search to the end of the text from every word would be quadratic
+        candidate = _PW_CANDIDATE.search(text, m.end(), window_end + _PW_LONGEST)
+        if candidate is None or candidate.start() >= window_end:
+            continue
+        between = text[m.end():candidate.start()]
+        if _META.search(between) or _SENTENCE_END.search(between):
+            continue
+        value = candidate.group().rstrip(".!?:")
+        if password_like_word(value):
+            yield "password", candidate.start(), candidate.start() + len(value)
+
+
 _ITRIGGERS = ("token", "key", "secret", "passw", "passphrase", "passcode", "cred")
 
 NEAR_RULES: tuple[Rule, ...] = (
     Rule("near_secret", _near_secrets, triggers=_ZH_WORDS, itriggers=_ITRIGGERS),
+    Rule("password", _near_passwords, triggers=("密码", "密碼", "口令"),
+         itriggers=("passw", "passphrase", "passcode", "pwd")),
 )
