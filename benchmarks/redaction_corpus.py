@@ -3,9 +3,10 @@
     python benchmarks/redaction_corpus.py [--data DIR] [--json]
 
 credentials.jsonl holds one made-up credential per line ({"kind", "lang", "context", "text",
-"secret"}): a case is redacted when `secret` no longer occurs in the redacted text.
-non_secrets.jsonl holds text that must come through unchanged ({"kind", "lang", "text"}).
-Prints the redaction rate overall, by kind, by language and by context; the false-positive rate
+"secret", "batch"}): a case is redacted when `secret` no longer occurs in the redacted text.
+non_secrets.jsonl holds text that must come through unchanged ({"kind", "lang", "text",
+"batch"}). "batch" names the round a case was written in (none: the first two).
+Prints the redaction rate overall, by kind, by language, by context and by batch; the false-positive rate
 with every changed non-secret; and how many corpus cases each rule fired on. Secrets are never
 printed: a missed case is shown by its kind and line number only.
 """
@@ -25,6 +26,7 @@ from indexer.text.redact import redact_text
 from indexer.text.redact_rules import RULES
 
 DATA = Path(__file__).resolve().parents[1] / "tests" / "data" / "secrets"
+EARLIER = "1-2"  # cases without a batch: the first two rounds
 
 
 def load(path: Path) -> list[dict[str, str]]:
@@ -39,7 +41,8 @@ def _rate(hits: int, total: int) -> dict[str, Any]:
 def secrets_report(cases: list[dict[str, str]]) -> dict[str, Any]:
     """Redaction rates; a case counts when its secret is gone from the redacted text."""
     groups: dict[str, dict[str, list[bool]]] = {
-        "kind": defaultdict(list), "lang": defaultdict(list), "context": defaultdict(list)}
+        "kind": defaultdict(list), "lang": defaultdict(list), "context": defaultdict(list),
+        "batch": defaultdict(list)}
     missed: list[dict[str, Any]] = []
     outcomes = []
     for line, case in enumerate(cases, 1):
@@ -47,7 +50,7 @@ def secrets_report(cases: list[dict[str, str]]) -> dict[str, Any]:
         gone = case["secret"] not in out
         outcomes.append(gone)
         for field, by in groups.items():
-            by[case[field]].append(gone)
+            by[case.get(field, EARLIER)].append(gone)
         if not gone:
             missed.append({"line": line, "kind": case["kind"], "lang": case["lang"]})
     return {
@@ -67,8 +70,14 @@ def non_secrets_report(cases: list[dict[str, str]]) -> dict[str, Any]:
             changed.append({"line": line, "kind": case.get("kind", ""), "after": out,
                             "rules": dict(counts)})
     n = len(cases)
+    by_batch: dict[str, dict[str, int]] = {}
+    for line, case in enumerate(cases, 1):
+        row = by_batch.setdefault(case.get("batch", EARLIER), {"changed": 0, "total": 0})
+        row["total"] += 1
+        row["changed"] += any(c["line"] == line for c in changed)
     return {"changed": len(changed), "total": n,
-            "rate": round(len(changed) / n, 4) if n else 0.0, "cases": changed}
+            "rate": round(len(changed) / n, 4) if n else 0.0, "cases": changed,
+            "by_batch": dict(sorted(by_batch.items()))}
 
 
 def rule_counts(cases: list[dict[str, str]]) -> list[dict[str, Any]]:
@@ -106,7 +115,7 @@ def _print(report: dict[str, Any]) -> None:
     kinds = len(s["by_kind"])
     print(f"secrets redacted: {o['redacted']}/{o['total']} ({100 * o['rate']:.1f}%), "
           f"{kinds} kinds")
-    for field in ("lang", "context"):
+    for field in ("lang", "context", "batch"):
         parts = [f"{k} {v['redacted']}/{v['total']} ({100 * v['rate']:.1f}%)"
                  for k, v in s[f"by_{field}"].items()]
         print(f"  by {field}: " + ", ".join(parts))
@@ -118,6 +127,8 @@ def _print(report: dict[str, Any]) -> None:
         print(f"    missed line {miss['line']}: {miss['kind']} ({miss['lang']})")
     n = report["non_secrets"]
     print(f"non-secrets changed: {n['changed']}/{n['total']} ({100 * n['rate']:.2f}%)")
+    for batch, total in n["by_batch"].items():
+        print(f"  batch {batch}: {total['changed']}/{total['total']}")
     for case in n["cases"]:
         print(f"  line {case['line']} [{case['kind']}] {case['rules']}: {case['after']!r}")
     print("rule: cases fired on (secrets / non-secrets)")

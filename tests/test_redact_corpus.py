@@ -43,9 +43,12 @@ def test_at_least_98_percent_of_credentials_are_redacted() -> None:
     assert len(missed) <= 0.02 * len(SECRETS), missed
 
 
-# Kinds the redactor is known to miss today (none): a rule removed or weakened shows up here
-# even when the overall rate stays above 98%.
-KNOWN_MISSES: set[str] = set()
+# Kinds the redactor is known to miss today: a rule removed or weakened shows up here even when
+# the overall rate stays above 98%. These three carry neither a prefix nor a credential word (a
+# Zhipu key after "用这个调智谱：", a value in a YAML list under "stripe:", a token pasted
+# with "before I forget"); catching them by randomness alone would change ordinary text.
+KNOWN_MISSES: set[str] = {
+    "r3_zhipu_no_word_zh", "r3_yaml_unlabelled_secret", "r3_bare_random_no_word"}
 
 
 def test_no_kind_is_missed_beyond_the_known_ones() -> None:
@@ -97,6 +100,17 @@ VENDOR_KINDS = {
     "gcp_service_account_key": "private_key", "mysql_p_flag": "cli_secret",
     "zh_koling": "labelled_secret", "zh_password_chinese_value": "labelled_secret",
     "django_secret_key": "labelled_secret",
+    # round 3: shapes that need no label
+    "r3_twilio_api_key_alone": "twilio_key", "r3_twilio_sid_alone": "twilio_sid",
+    "r3_twilio_sid_and_token_curl": "twilio_auth_token", "r3_discord_token_alone": "discord_token",
+    "r3b_discord_reply": "discord_token", "r3_slack_app_token": "slack_token",
+    "r3_shopify_alone": "shopify_token", "r3_atlassian_alone": "atlassian_token",
+    "r3_docker_pat": "docker_token", "r3_alibaba_pair_zh": "alibaba_secret",
+    "r3b_tencent_prose": "tencent_secret", "r3_volcengine_pair_zh": "volcengine_secret",
+    "r3_entra_secret_bare": "entra_client_secret", "r3_figma_alone": "figma_token",
+    "r3_supabase_zh": "supabase_token", "r3_mapbox_secret": "mapbox_token",
+    "r3_datadog_key_hex": "near_secret", "r3_cloudflare_token_zh": "near_secret",
+    "r3b_password_reset_sentence": "password",
 }
 
 
