@@ -4,7 +4,11 @@ links are recomputed at the end of every write that changed them."""
 
 from __future__ import annotations
 
+import fcntl
 import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 
 import msgspec
 
@@ -15,19 +19,54 @@ from indexer.stores.memories import MemoryStore
 from indexer.stores.state import State
 from models.files import decode_session
 
-__all__ = ["fill_statements", "settle_facts"]
+__all__ = ["deferring_relink", "fill_statements", "relink_deferred", "settle_facts"]
 
 log = logging.getLogger(__name__)
 
 
-def settle_facts(data: DataDir, state: State, embedder: Embedder) -> None:
+def settle_facts(data: DataDir, state: State, embedder: Embedder,
+                 deferring: bool = False) -> None:
     """After a write (the caller holds the writer lock): fill in missing statements once, then
-    relink if anything changed."""
+    relink if anything changed, unless an import that relinks at its end is running (the
+    import's own last step says `deferring`: it relinks all the same)."""
     with FactStore(data) as facts:
         if not facts.complete:
             fill_statements(data, state, embedder, facts)
-        if facts.stale:
+        if facts.stale and (deferring or not relink_deferred(data)):
             facts.relink()
+
+
+def _relink_file(data: DataDir) -> Path:
+    return data.root / "relink.lock"
+
+
+@contextmanager
+def deferring_relink(data: DataDir) -> Iterator[None]:
+    """Held by an import between its batches (Ingestor.index_paths), which relinks once at its
+    end: a relink reads every statement (seconds for a few thousand sessions), so a live append
+    between two batches must not pay for the batches' statements. A shared flock: imports may
+    overlap, and one killed lets go of it, so the next writer relinks as before."""
+    with open(_relink_file(data), "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_SH)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def relink_deferred(data: DataDir) -> bool:
+    """Whether an import that relinks at its end holds the deferral now."""
+    try:
+        handle = open(_relink_file(data))  # noqa: SIM115  closed below, on every path
+    except FileNotFoundError:
+        return False
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    finally:
+        handle.close()  # closing lets go of a lock taken
+    return False
 
 
 def fill_statements(data: DataDir, state: State, embedder: Embedder, facts: FactStore) -> int:

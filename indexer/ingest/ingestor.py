@@ -12,15 +12,16 @@ from typing import Any
 from indexer.embedding.embedders import Embedder
 from indexer.formats import ImportOptions
 from indexer.formats.sources import discover
-from indexer.ingest.compute import BatchComputer
+from indexer.ingest.batches import still_to_write
+from indexer.ingest.compute import BatchComputer, LocalComputer
 from indexer.ingest.delete import delete_session, delete_unchanged
-from indexer.ingest.facts import settle_facts
+from indexer.ingest.facts import deferring_relink, settle_facts
 from indexer.ingest.generations import Generations, open_generation
 from indexer.ingest.prepare import FilePreparer, prepare_record, prepare_rewrites
 from indexer.ingest.progress import ProgressFactory, silent_progress
 from indexer.ingest.repair import Repairs
 from indexer.ingest.report import IndexReport
-from indexer.ingest.write import BatchWriter, stored_session
+from indexer.ingest.write import BatchWriter, batched, stored_session
 from indexer.stores.generation import Generation
 from indexer.stores.layout import DataDir
 from indexer.stores.lock import WriterLock
@@ -80,22 +81,30 @@ class Ingestor:
     def index_paths(self, paths: Sequence[Path],
                     computer: BatchComputer | None = None) -> IndexReport:
         """Ingest the session files under these paths; `computer` computes the batches
-        (default: this process; indexer/distributed/ for a Ray cluster)."""
+        (default: this process; indexer/distributed/ for a Ray cluster).
+
+        Files are read, redacted and computed without the writer lock; it is taken for each
+        computed batch only (indexer/ingest/batches.py), so another writer (a live append, an
+        HTTP ingest) waits at most one batch, not the whole run."""
         self._generations().rebuild_if_outdated()
         started = time.monotonic()
         report = IndexReport()
-        with self._writing() as (state, gen):
-            files = list(discover(paths, report.skipped_files))
-            report.files = len(files)
-            bar = self.progress(len(files), "indexing")
-            preparer = FilePreparer(self.data, self.max_file_bytes, self.import_options)
-            self.writer.write_all(preparer.prepare_files(files, state, report, bar), state, gen,
-                                  report, self.batch_sessions, computer, keep_replaced=True)
-            bar.close()
-            ReplacedVersions(self.data).expire(self.keep_replaced_days)
-            if report.indexed:
-                gen.vectors.optimize()
-                gen.mark_changed()
+        self.reconcile()  # what a crashed writer left is finished before files are judged
+        reading = State(self.data.state_db)
+        try:
+            # held to the end: a writer between two batches, or before the last step, leaves
+            # the relink (it reads every statement) to this run's last step
+            with deferring_relink(self.data):
+                self._write_files(paths, reading, report, computer)
+                with self._lock(), self.write_session(reconcile=False, settle=False) as (
+                        state, gen):
+                    ReplacedVersions(self.data).expire(self.keep_replaced_days)
+                    if report.indexed:
+                        gen.vectors.optimize()
+                        gen.mark_changed()
+                    settle_facts(self.data, state, self.embedder, deferring=True)
+        finally:
+            reading.close()
         report.seconds = time.monotonic() - started
         return report
 
@@ -192,11 +201,29 @@ class Ingestor:
     def open_generation(self) -> Generation:
         return open_generation(self.data, self.embedder)
 
-    def write_session(self, reconcile: bool = True) -> WriteSession:
+    def write_session(self, reconcile: bool = True, settle: bool = True) -> WriteSession:
         """State and the live generation for a writer that holds the lock."""
-        return WriteSession(self.data, self.embedder, self.repairs if reconcile else None)
+        return WriteSession(self.data, self.embedder, self.repairs if reconcile else None,
+                            settle)
 
     # internals
+    def _write_files(self, paths: Sequence[Path], reading: State, report: IndexReport,
+                     computer: BatchComputer | None) -> None:
+        """Read the files without the writer lock (`reading`: the state to judge them by) and
+        write them batch by batch, each under the lock."""
+        files = list(discover(paths, report.skipped_files))
+        report.files = len(files)
+        bar = self.progress(len(files), "indexing")
+        preparer = FilePreparer(self.data, self.max_file_bytes, self.import_options)
+        batches = batched(preparer.prepare_files(files, reading, report, bar),
+                          self.batch_sessions)
+        for batch, computed in (computer or LocalComputer(self.embedder)).compute(
+                self.data, batches):
+            with self._lock(), self.write_session(reconcile=False, settle=False) as (state, gen):
+                kept, still = still_to_write(self.data, preparer, batch, computed, state, report)
+                self.writer.flush(kept, state, gen, report, still, keep_replaced=True)
+        bar.close()
+
     @contextmanager
     def _writing(self, reconcile: bool = True) -> Iterator[tuple[State, Generation]]:
         with self._lock(), self.write_session(reconcile) as (state, gen):
@@ -217,12 +244,15 @@ class Ingestor:
 
 class WriteSession:
     """Opens state and the live generation for a writer and closes both, reconciling first
-    unless no `repairs` are given."""
+    unless no `repairs` are given, and settling the facts at the end unless `settle` is False
+    (a batch of a longer write: the fact store stays marked stale until its last one)."""
 
-    def __init__(self, data: DataDir, embedder: Embedder, repairs: Repairs | None) -> None:
+    def __init__(self, data: DataDir, embedder: Embedder, repairs: Repairs | None,
+                 settle: bool = True) -> None:
         self.data = data
         self.embedder = embedder
         self.repairs = repairs
+        self.settle = settle
 
     def __enter__(self) -> tuple[State, Generation]:
         self.state = State(self.data.state_db)
@@ -238,7 +268,8 @@ class WriteSession:
     def __exit__(self, exc_type: type[BaseException] | None, *exc: object) -> None:
         try:
             self.gen.close()
-            if exc_type is None:  # statements a write changed are linked again, once per write
+            # statements a write changed are linked again, once per write
+            if exc_type is None and self.settle:
                 settle_facts(self.data, self.state, self.embedder)
         finally:
             self.state.close()

@@ -60,6 +60,11 @@ class Prepared:
     content_hash: str
     source: str | None  # input path (the incremental skip), or archive file (a reindex)
     source_hash: str | None
+    # read from an input file (its resolved path) while no writer lock was held: the state
+    # row's content hash then (None: no row), to see under the lock whether another writer
+    # changed the session since (FilePreparer.still_to_write)
+    read_from: str | None = None
+    stored_hash: str | None = None
 
 
 def archive_hash(data: bytes) -> str:
@@ -219,7 +224,28 @@ class FilePreparer:
         if row and row.status == "indexed" and row.content_hash == content_hash:
             report.unchanged += 1
             return session.session_id
-        return Prepared(session, archive_bytes, content_hash, None, None)
+        return Prepared(session, archive_bytes, content_hash, None, None, source,
+                        row.content_hash if row else None)
+
+    def still_to_write(self, prepared: Prepared, state: State, report: IndexReport) -> bool:
+        """Under the writer lock, before writing a session read without it: whether it is
+        still to write. One another writer changed since it was read is judged again against
+        what that writer stored (unchanged now, or an older copy of it: left out), so a stale
+        copy never replaces a newer write that a serial run would have kept."""
+        session = prepared.session
+        row = state.session(session.session_id)
+        if prepared.read_from is None or (row.content_hash if row else None) == prepared.stored_hash:
+            return True
+        if row and row.status == "indexed" and row.content_hash == prepared.content_hash:
+            report.unchanged += 1
+            if prepared.source and prepared.source_hash:  # its file is read, as when unchanged
+                state.record_sources([(prepared.source, prepared.source_hash, session.session_id)])
+            return False
+        if self._older_copy(Path(prepared.read_from), session.session_id,
+                            last_activity(session), None, row, prepared.read_from, state):
+            report.older_copies += 1
+            return False
+        return True
 
     def _older_copy(self, path: Path, session_id: str, last: float, earlier: _Claim | None,
                     row: SessionRow | None, source: str, state: State) -> bool:

@@ -3,7 +3,7 @@
 Each round lists the files under the watched paths (os.scandir via os.walk) and stats them. A
 file is ingested once it has been quiet (size and mtime unchanged, mtime at least `quiet`
 seconds old) and differs from what this watcher last ingested. Ingesting goes through the normal
-crash-safe path (Ingestor.index_paths), which takes the writer lock for that round only, so
+crash-safe path (Ingestor.index_paths), which takes the writer lock for each batch it writes, so
 searches and other writers are not blocked in between; the state DB's per-file content hash
 makes an unchanged file a no-op, so a restarted watcher picks up where the last one stopped and
 a grown JSONL file is read again whole. A file that fails is reported with its path and reason
