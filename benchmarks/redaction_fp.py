@@ -15,6 +15,7 @@ import json
 import sys
 import time
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -25,36 +26,42 @@ from indexer.text.redact import redact_text
 CONTEXT = 40  # characters shown each side of a marker
 
 
-def measure(folders: list[Path], examples: int) -> dict[str, Any]:
-    started = time.monotonic()
-    files = messages = changed = characters = 0
-    kinds: Counter[str] = Counter()
-    shown: list[dict[str, str]] = []
+def archived_sessions(folders: list[Path]) -> Iterator[tuple[Path, dict[str, Any]]]:
+    """Each archived session record (*.json with a `messages` list) under the folders, in order;
+    files that cannot be read or hold something else are passed over."""
     for folder in folders:
         for path in sorted(folder.rglob("*.json")):
             try:
                 record = json.loads(path.read_text("utf-8"))
             except (OSError, ValueError):
                 continue
-            if not isinstance(record, dict) or not isinstance(record.get("messages"), list):
+            if isinstance(record, dict) and isinstance(record.get("messages"), list):
+                yield path, record
+
+
+def measure(folders: list[Path], examples: int) -> dict[str, Any]:
+    started = time.monotonic()
+    files = messages = changed = characters = 0
+    kinds: Counter[str] = Counter()
+    shown: list[dict[str, str]] = []
+    for path, record in archived_sessions(folders):
+        files += 1
+        for message in record["messages"]:
+            text = message.get("content") if isinstance(message, dict) else None
+            if not isinstance(text, str) or not text:
                 continue
-            files += 1
-            for message in record["messages"]:
-                text = message.get("content") if isinstance(message, dict) else None
-                if not isinstance(text, str) or not text:
-                    continue
-                messages += 1
-                characters += len(text)
-                out, counts = redact_text(text)
-                if out == text:
-                    continue
-                changed += 1
-                kinds.update(counts)
-                if len(shown) < examples:
-                    at = out.index("[REDACTED:")
-                    shown.append({"session": str(record.get("sessionId", path.stem)),
-                                  "before": text[max(0, at - CONTEXT): at + 2 * CONTEXT],
-                                  "after": out[max(0, at - CONTEXT): at + 2 * CONTEXT]})
+            messages += 1
+            characters += len(text)
+            out, counts = redact_text(text)
+            if out == text:
+                continue
+            changed += 1
+            kinds.update(counts)
+            if len(shown) < examples:
+                at = out.index("[REDACTED:")
+                shown.append({"session": str(record.get("sessionId", path.stem)),
+                              "before": text[max(0, at - CONTEXT): at + 2 * CONTEXT],
+                              "after": out[max(0, at - CONTEXT): at + 2 * CONTEXT]})
     return {"files": files, "messages": messages, "characters": characters,
             "messages_changed": changed,
             "share_changed": round(changed / messages, 6) if messages else 0.0,

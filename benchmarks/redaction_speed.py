@@ -26,23 +26,15 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.redaction_fp import archived_sessions
 from indexer.text.redact import redact_text
 
 Redactor = Callable[[str], tuple[str, Any]]
 
 
 def messages(folders: list[Path]) -> list[str]:
-    texts = []
-    for folder in folders:
-        for path in sorted(folder.rglob("*.json")):
-            try:
-                record = json.loads(path.read_text("utf-8"))
-            except (OSError, ValueError):
-                continue
-            if isinstance(record, dict) and isinstance(record.get("messages"), list):
-                texts += [m["content"] for m in record["messages"]
-                          if isinstance(m, dict) and isinstance(m.get("content"), str)]
-    return texts
+    return [m["content"] for _, record in archived_sessions(folders) for m in record["messages"]
+            if isinstance(m, dict) and isinstance(m.get("content"), str)]
 
 
 def redactor_at(ref: str, into: Path) -> Redactor:
