@@ -15,6 +15,7 @@ import msgspec
 from indexer.embedding.embedders import Embedder
 from indexer.stores.facts import FactStore, is_linked, statements_of
 from indexer.stores.layout import DataDir
+from indexer.stores.lock import lock_held
 from indexer.stores.memories import MemoryStore
 from indexer.stores.state import State
 from models.files import decode_session
@@ -55,18 +56,9 @@ def deferring_relink(data: DataDir) -> Iterator[None]:
 
 
 def relink_deferred(data: DataDir) -> bool:
-    """Whether an import that relinks at its end holds the deferral now."""
-    try:
-        handle = open(_relink_file(data))  # noqa: SIM115  closed below, on every path
-    except FileNotFoundError:
-        return False
-    try:
-        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        return True
-    finally:
-        handle.close()  # closing lets go of a lock taken
-    return False
+    """Whether an import that relinks at its end holds the deferral now (its shared lock keeps
+    an exclusive one from being taken)."""
+    return lock_held(_relink_file(data), fcntl.LOCK_EX)
 
 
 def fill_statements(data: DataDir, state: State, embedder: Embedder, facts: FactStore) -> int:

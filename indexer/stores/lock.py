@@ -10,7 +10,7 @@ from typing import IO, Self
 
 from models import WriterBusy
 
-__all__ = ["WriterLock", "writer_active"]
+__all__ = ["WriterLock", "lock_held", "writer_active"]
 
 
 class WriterLock:
@@ -71,12 +71,18 @@ def _take(handle: IO[str], deadline: float, lock: WriterLock) -> None:
 def writer_active(path: Path) -> bool:
     """Whether a writer holds the lock at `path` now (without waiting for it, or stopping one
     from taking it: a shared lock is tried and let go at once)."""
+    return lock_held(path, fcntl.LOCK_SH)
+
+
+def lock_held(path: Path, mode: int) -> bool:
+    """Whether a lock at `path` keeps a `mode` (fcntl.LOCK_SH or LOCK_EX) lock from being taken
+    now; one taken is let go at once."""
     try:
         handle = open(path)  # noqa: SIM115  closed below, on every path
     except FileNotFoundError:
         return False
     try:
-        fcntl.flock(handle, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        fcntl.flock(handle, mode | fcntl.LOCK_NB)
     except BlockingIOError:
         return True
     finally:
