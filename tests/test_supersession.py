@@ -65,18 +65,7 @@ def test_a_chain_links_each_statement_to_the_one_before() -> None:
     chain = [memory("a", "Tidepool standup at 10:00", "2026-01-08"),
              memory("b", "Tidepool standup moves to 10:30", "2026-03-02"),
              memory("c", "Tidepool standup moves back to 10:00", "2026-05-04")]
-    # the rise is measured against the rest of the archive: give it some background
-    topics = ["Water the tomatoes every morning", "The cat prefers the blue bowl",
-              "Renew the passport before summer", "Buy a new kettle", "Read the Go memory model",
-              "Call the bank about the card"]
-    others = [memory(f"x{n}", topics[n % len(topics)] + f" ({'abcdefghij'[n % 10]})",
-                     f"2026-02-{10 + n % 18}") for n in range(60)]
-    everything = chain + others
-    rng = np.random.default_rng(7)
-    subject = rng.normal(size=16)
-    vectors = np.array([subject + rng.normal(scale=0.2, size=16) if m in chain
-                        else rng.normal(size=16) for m in everything])
-    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    everything, vectors = _with_background(chain)
     links = link_memories(everything, vectors)
     assert {(link.later, link.earlier) for link in links} == {("b", "a"), ("c", "b")}
     assert link_memories(everything[::-1], vectors[::-1]) == links  # order of input is no matter
