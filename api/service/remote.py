@@ -119,7 +119,7 @@ class Publishing(_Loop):
 
     def _publish(self, one: _TenantPublisher) -> None:
         if one.data.current_generation() is None:  # nothing indexed yet: hold the lease only
-            one.publisher.lease.hold()
+            one.publisher.hold_lease()
             return
         seen = one.data.fingerprint()
         if seen == one.seen and time.monotonic() - one.held < self.renew_every:
@@ -152,6 +152,14 @@ class Following(_Loop):
         for tenant, following in self.followers.items():
             if tenant != DEFAULT_TENANT:
                 _for_tenant("following", tenant, following.sync)
+
+    def stop(self) -> None:
+        super().stop()
+        for tenant, following in self.followers.items():
+            try:
+                following.stop()
+            except (RecallError, OSError) as exc:  # its check-in expires by itself
+                log.warning("following tenant %s: stopping: %s", tenant, exc)
 
 
 def _for_tenant(what: str, tenant: str, step: Callable[[], object]) -> None:

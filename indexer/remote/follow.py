@@ -13,6 +13,12 @@ Then it switches: each database name becomes a link to the new copy (SQLite foll
 so every copy keeps its own journal; a connection still open reads the copy it opened),
 the live generation pointer is written, and the generation's stamp touched, so searches reopen
 it. A search sees the publish before or the one after, never a mix of generations.
+
+After a purge (the pointer's `purged` is newer than the publish it served before), it also
+drops at once what only the publishes before held: the previous generation's files and
+database copies, which still hold the purged text. It checks in under replicas/ (replicas.py)
+with the publish it serves, once a search started before the switch is surely over, so that
+the writer's purge deletes the objects the previous publish needed only then.
 """
 
 from __future__ import annotations
@@ -23,10 +29,12 @@ import os
 import shutil
 import threading
 import time
+import uuid
 from pathlib import Path
 
 from indexer.remote.objects import ObjectStore
 from indexer.remote.publish import MIRRORED, POINTER_KEY
+from indexer.remote.replicas import CheckIn
 from indexer.stores.layout import DataDir, atomic_write
 from indexer.stores.remote_tables import RemoteTables, set_remote_storage
 from models import IndexUnavailable, RecallError
@@ -35,16 +43,31 @@ __all__ = ["Follower"]
 
 log = logging.getLogger(__name__)
 
+# A search started before a switch may read the previous publish's vectors from the bucket for
+# as long as it runs (a replica's p95 is about 150 ms): it is surely over after this long.
+SETTLE_SECONDS = 1.0
+
 
 class Follower:
     def __init__(self, data: DataDir, store: ObjectStore) -> None:
         self.data = data.ensure()
         self.store = store
         self.record = data.root / "cache" / "following.json"
+        self.check_in = CheckIn(store, replica_id(data))
+        self._switched: tuple[int | None, float] | None = None  # (seq before, when)
         set_remote_storage(store.config.storage_options())
 
     def sync(self) -> bool:
-        """Catch up with the latest publish; whether anything changed."""
+        """Catch up with the latest publish, then check in; whether anything changed."""
+        changed = self._take_in()
+        self._check_in()
+        return changed
+
+    def stop(self) -> None:
+        """A clean stop: withdraw the check-in, so a purge does not wait for this replica."""
+        self.check_in.withdraw()
+
+    def _take_in(self) -> bool:
         found = self.store.get(POINTER_KEY)
         if found is None:
             raise IndexUnavailable(f"nothing is published at {self.store.uri('')} yet: run the "
@@ -71,6 +94,7 @@ class Follower:
         self._switch_databases(replica)
         self.data.set_current_generation(name)
         atomic_write(gen / "stamp", str(time.time_ns()).encode())  # searches reopen it
+        self._switched = (last.get("seq"), time.monotonic())
         self._tidy(pointer, last)
         atomic_write(self.record, json.dumps(
             {"seq": pointer["seq"], "generation": name,
@@ -87,6 +111,15 @@ class Follower:
                 self.sync()
             except (RecallError, OSError, ValueError, KeyError) as exc:
                 log.warning("following %s: %s (trying again)", self.store.uri(""), exc)
+
+    def _check_in(self) -> None:
+        """Report the publish served; just after a switch, still the one before (a search
+        started before it may be reading that publish's vectors in the bucket)."""
+        seq = self._last().get("seq")
+        if self._switched and time.monotonic() - self._switched[1] < SETTLE_SECONDS:
+            seq = self._switched[0]
+        if seq is not None:
+            self.check_in.report(seq)
 
     def _mirror(self, since: int | None, seq: int) -> int:
         """Bring the mirrored files up to date; how many changed."""
@@ -141,9 +174,15 @@ class Follower:
 
     def _tidy(self, pointer: dict, last: dict) -> None:
         """Drop what neither this publish nor the previous one uses (a search may still read
-        the previous one's files)."""
-        keep = set(pointer["keyword_files"]) | set(last.get("keyword_files", ()))
-        generations = {pointer["generation"], last.get("generation")}
+        the previous one's files: open files stay readable once unlinked, so after a purge the
+        previous one's go too, and the purged text with them)."""
+        keep = set(pointer["keyword_files"])
+        generations = {pointer["generation"]}
+        seqs = {str(pointer["seq"])}
+        if pointer.get("purged", 0) <= last.get("seq", 0):
+            keep |= set(last.get("keyword_files", ()))
+            generations.add(last.get("generation"))
+            seqs.add(str(last.get("seq")))
         for gen in self.data.index_root.iterdir():
             if gen.is_dir() and gen.name not in generations:
                 shutil.rmtree(gen, ignore_errors=True)
@@ -155,7 +194,7 @@ class Follower:
                         path.unlink(missing_ok=True)
         replicas = self.data.root / "cache" / "replica"
         for folder in replicas.iterdir():
-            if folder.name not in {str(pointer["seq"]), str(last.get("seq"))}:
+            if folder.name not in seqs:
                 shutil.rmtree(folder, ignore_errors=True)
 
     def _last(self) -> dict:
@@ -163,3 +202,11 @@ class Follower:
             return dict(json.loads(self.record.read_text()))
         except (FileNotFoundError, json.JSONDecodeError):
             return {}
+
+
+def replica_id(data: DataDir) -> str:
+    """This data directory's id as a replica (its check-in names it)."""
+    path = data.root / "cache" / "replica-id"
+    if not path.exists():
+        atomic_write(path, uuid.uuid4().hex.encode())
+    return path.read_text().strip()

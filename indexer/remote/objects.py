@@ -18,7 +18,7 @@ from botocore.exceptions import BotoCoreError, ClientError
 
 from models import InvalidInput, StorageFault
 
-__all__ = ["ObjectStore", "PreconditionFailed", "S3Config", "parse_s3_uri"]
+__all__ = ["MissingBucket", "ObjectStore", "PreconditionFailed", "S3Config", "parse_s3_uri"]
 
 log = logging.getLogger(__name__)
 
@@ -71,6 +71,10 @@ class PreconditionFailed(Exception):
     """A conditional write found the object not as expected (someone else wrote it)."""
 
 
+class MissingBucket(StorageFault):
+    """The bucket itself does not exist (a writer creates it: Publisher.publish)."""
+
+
 class ObjectStore:
     """The objects under one bucket prefix, addressed by keys relative to it."""
 
@@ -86,6 +90,15 @@ class ObjectStore:
             verify=config.verify_tls,
             config=Config(s3={"addressing_style": "path"}, signature_version="s3v4",
                           retries={"max_attempts": 5, "mode": "standard"}))
+
+    def create_bucket(self) -> None:
+        """Create the bucket (in the configured region: AWS wants it named outside us-east-1)."""
+        where = ({} if self.config.region == "us-east-1" else
+                 {"CreateBucketConfiguration": {"LocationConstraint": self.config.region}})
+        try:
+            self.client.create_bucket(Bucket=self.bucket, **where)
+        except _ERRORS as exc:
+            raise self._fault("create_bucket", "", exc) from None
 
     def key(self, relative: str) -> str:
         return f"{self.prefix}/{relative}" if self.prefix else relative
@@ -171,6 +184,11 @@ class ObjectStore:
 
     def _fault(self, what: str, key: str, exc: Exception) -> StorageFault:
         # the message names the bucket and key, never the credentials
+        code = getattr(exc, "response", {}).get("Error", {}).get("Code", "")
+        if code == "NoSuchBucket" or "NoSuchBucket" in str(exc):
+            at = f" at {self.config.endpoint}" if self.config.endpoint else ""
+            return MissingBucket(f"object storage: the bucket {self.bucket} does not exist{at} "
+                                 "(a writer creates it on its first publish)")
         return StorageFault(f"object storage: {what} of s3://{self.bucket}/{key} failed: "
                             f"{type(exc).__name__}: {exc}")
 

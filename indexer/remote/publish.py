@@ -19,7 +19,10 @@ meta.json (kept inside the pointer), and each vector table's version. It then up
 the lock, and writes the pointer last: a follower sees all of a publish or none of it.
 
 Objects no publish needs any more are deleted after the next one (a follower may be reading
-the previous publish); `purge=True` deletes them at once, so that deleted text is in no object.
+the previous publish). `purge=True` deletes them as soon as every follower serves the new
+publish (replicas.py: they check in; at most the lease's length), and every change list with
+them (they name the deleted sessions), so that deleted text is in no object; the pointer says
+which publish purged last, and followers drop their own copies of older files when they see it.
 """
 
 from __future__ import annotations
@@ -36,7 +39,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from indexer.remote.lease import WriterLease
-from indexer.remote.objects import ObjectStore
+from indexer.remote.objects import MissingBucket, ObjectStore
+from indexer.remote.replicas import wait_for_replicas
 from indexer.stores.layout import DataDir, atomic_write
 from indexer.stores.lock import WriterLock
 
@@ -70,6 +74,7 @@ class _Snapshot:
     generation: str
     generation_meta: dict
     stage: Path
+    purged: int = 0  # the last publish that was a purge
     index_files: list[str] = field(default_factory=list)  # relative keys, all immutable
     keyword_meta: dict[str, str] = field(default_factory=dict)  # shard -> Tantivy meta.json
     vector_versions: dict[str, int] = field(default_factory=dict)
@@ -92,15 +97,18 @@ class Publisher:
 
     def publish(self, purge: bool = False, force: bool = False) -> PublishReport:
         started = time.monotonic()
-        self.lease.hold()
+        self.hold_lease()
         previous = self._last()
         snapshot = self._snapshot(previous)
         try:
             if not force and not purge and _unchanged(snapshot, previous):
                 return PublishReport(previous["seq"], snapshot.generation, skipped=True)
+            snapshot.purged = snapshot.seq if purge else previous.get("purged", 0)
             uploaded = self._upload(snapshot, previous)
             self.lease.hold()  # renewed: the pointer is written by the lease holder only
             self.store.put(POINTER_KEY, json.dumps(_pointer(snapshot)).encode())
+            if purge:  # replicas read the previous publish's vectors in place until they move
+                wait_for_replicas(self.store, snapshot.seq, self.lease.seconds, self.lease.hold)
             removed = self._collect(snapshot, previous, purge)
             atomic_write(self.record, json.dumps(_record(snapshot)).encode())
         finally:
@@ -110,6 +118,17 @@ class Publisher:
         log.info("published #%d (%s): %d objects uploaded, %d removed, %.2fs", report.seq,
                  report.generation, uploaded, removed, report.seconds)
         return report
+
+    def hold_lease(self) -> None:
+        """Take or renew the writer lease; the first writer of a bucket that does not exist
+        yet creates it, and says so."""
+        try:
+            self.lease.hold()
+        except MissingBucket:
+            self.store.create_bucket()
+            log.warning("created the bucket %s%s: it did not exist", self.store.bucket,
+                        f" at {self.store.config.endpoint}" if self.store.config.endpoint else "")
+            self.lease.hold()
 
     def release(self) -> None:
         self.lease.release()
@@ -182,8 +201,9 @@ class Publisher:
         stale = [key for key, _ in self.store.list("index/") if key not in keep]
         stale += [key for key, _ in self.store.list("db/")
                   if not any(key.startswith(d) for d in dbs)]
-        stale += [key for key, _ in self.store.list("changes/")
-                  if _seq_of(key) <= snapshot.seq - KEEP_CHANGES]
+        # after a purge none: they name deleted sessions (a follower without them lists)
+        oldest = snapshot.seq + 1 if purge else snapshot.seq - KEEP_CHANGES + 1
+        stale += [key for key, _ in self.store.list("changes/") if _seq_of(key) < oldest]
         self.store.delete(stale)
         return len(stale)
 
@@ -209,14 +229,15 @@ def _pointer(snapshot: _Snapshot) -> dict:
             "generation_meta": snapshot.generation_meta, "keyword_meta": snapshot.keyword_meta,
             "keyword_files": [k for k in snapshot.index_files if "/vectors/" not in k],
             "vector_versions": snapshot.vector_versions,
-            "databases": [f"db/{snapshot.seq}/{name}" for name in snapshot.databases]}
+            "databases": [f"db/{snapshot.seq}/{name}" for name in snapshot.databases],
+            "purged": snapshot.purged}
 
 
 def _record(snapshot: _Snapshot) -> dict:
     return {"seq": snapshot.seq, "generation": snapshot.generation,
             "index_files": snapshot.index_files, "mirrored": snapshot.mirrored,
             "keyword_meta": snapshot.keyword_meta, "vector_versions": snapshot.vector_versions,
-            "databases": snapshot.databases}
+            "databases": snapshot.databases, "purged": snapshot.purged}
 
 
 def _unchanged(snapshot: _Snapshot, previous: dict) -> bool:
