@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ipaddress
+import signal
 import socket
 import sys
 from typing import TYPE_CHECKING
@@ -66,17 +67,26 @@ def serve(service: RecallService, host: str, port: int, insecure: bool, follow: 
     # then on, and one sent while the model warms up waits in the queue instead of being refused.
     sock = listen(host, port)
     announced = announce(service.data.ensure().root, host, port, service.settings.embedder)
+    # uvicorn stops gracefully on SIGTERM, then raises the signal again with the handler it found:
+    # this one makes it an exit that runs the `finally` below (the writer lease released, a
+    # replica's check-in withdrawn) instead of the default handler's instant death
+    previous = signal.signal(signal.SIGTERM, _exit_on_sigterm)
     try:
         if loop:
             loop.start()
         app = create_app(service.settings, service, host=host, announced=announced)
         uvicorn.Server(server_config(app, service.settings, host=host, port=port)).run(sockets=[sock])
     finally:
+        signal.signal(signal.SIGTERM, previous)
         if loop:
             loop.stop()
         withdraw(service.data.root, announced)
         sock.close()
     return 0
+
+
+def _exit_on_sigterm(signum: int, frame: object) -> None:
+    raise SystemExit(128 + signum)  # the status a shell reports for a process it ended so
 
 
 def object_storage(service: RecallService, follow: str | None) -> Following | Publishing | None:
