@@ -6,9 +6,10 @@ shard) to a worker, and commits the results in order, exactly as when it compute
 a batch was computed. Workers only compute (indexer/ingest/compute.py): extract memories,
 analyse keyword text, embed; they read and write nothing of the data directory.
 
-A worker killed mid-shard is restarted by Ray and the shard is computed again (the actors are
-declared with max_restarts and max_task_retries); a driver killed mid-run leaves what a crashed
-single-process writer leaves, which the next run finishes or discards.
+A worker lost mid-run, its process killed or its whole node gone, costs only time: the shards it
+held go to the workers left and a replacement worker is started where the cluster has room
+(shard_pool.py); a driver killed mid-run leaves what a crashed single-process writer leaves,
+which the next run finishes or discards.
 """
 
 from __future__ import annotations
@@ -18,12 +19,12 @@ import os
 import socket
 import time
 import warnings
-from collections import deque
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Self
 
+from indexer.distributed.shard_pool import ShardPool
 from indexer.ingest.compute import Batches, ComputedBatch, compute_batch
 from indexer.ingest.prepare import Prepared
 from indexer.ingest.progress import Progress, ProgressFactory, silent_progress
@@ -39,7 +40,7 @@ log = logging.getLogger(__name__)
 # the driver commits; more would only hold more sessions in memory.
 IN_FLIGHT_PER_WORKER = 2
 CONNECT_TIMEOUT = 5.0  # seconds to reach a cluster's head node
-# How often Ray restarts a killed worker, and retries the shard it held, before the run fails.
+# Replacement workers a run may start, per worker it began with, before it goes on without.
 WORKER_RESTARTS = 3
 
 
@@ -68,6 +69,11 @@ class _Worker:
     def pid(self) -> int:
         return os.getpid()
 
+    def node_id(self) -> str:
+        import ray
+
+        return str(ray.get_runtime_context().get_node_id())
+
     def compute(self, sessions: list[Session], pruned: set[str]) -> ComputedBatch:
         return compute_batch(sessions, self.embedder, pruned)
 
@@ -78,8 +84,9 @@ class RayComputer:
     def __init__(self, spec: RaySpec, progress: ProgressFactory = silent_progress) -> None:
         self.spec = spec
         self.progress = progress
-        self._started_here = False
+        self._connected = False
         self.actors: list[Any] = []
+        self._worker_class: Any = None
 
     def __enter__(self) -> Self:
         import ray
@@ -88,9 +95,10 @@ class RayComputer:
         # they run Ray's own code at once and never touch Lance's state
         warnings.filterwarnings("ignore", message="lance is not fork-safe")
         if self.spec.address is None:
-            ray.init(num_cpus=self.spec.workers or os.cpu_count(), include_dashboard=False,
-                     log_to_driver=False, configure_logging=False)
-            self._started_here = True
+            # "local": a new instance even when a cluster runs on this machine (ray.init()
+            # alone would join the one `ray start --head` or a test cluster last started)
+            ray.init(address="local", num_cpus=self.spec.workers or os.cpu_count(),
+                     include_dashboard=False, log_to_driver=False, configure_logging=False)
         else:
             _check_reachable(self.spec.address)
             try:
@@ -98,6 +106,7 @@ class RayComputer:
             except ConnectionError as exc:
                 raise InvalidInput(f"cannot reach the Ray cluster at {self.spec.address}: "
                                    f"{exc}") from None
+        self._connected = True
         try:
             self.actors = self._start_workers(ray)
         except BaseException:
@@ -111,50 +120,61 @@ class RayComputer:
         for actor in self.actors:
             ray.kill(actor)
         self.actors = []
-        if self._started_here:
+        if self._connected:  # stops a local instance; leaves a cluster, which runs on
             ray.shutdown()
-            self._started_here = False
+            self._connected = False
 
     def _start_workers(self, ray: Any) -> list[Any]:
         resources = ray.cluster_resources()
         gpus = int(resources.get("GPU", 0))
         count = self.spec.workers or gpus or int(resources.get("CPU", 1))
-        worker = ray.remote(max_restarts=WORKER_RESTARTS, max_task_retries=WORKER_RESTARTS,
-                            num_cpus=self.spec.threads if not gpus else 0,
-                            num_gpus=1 if gpus else 0)(_Worker)
-        actors = [worker.remote(self.spec.embedder, self.spec.model_cache, self.spec.threads)
-                  for _ in range(count)]
+        # no restarts by Ray: the pool sends a lost worker's shards to the others and asks for
+        # a replacement itself (a restart waits for room that a lost node took with it)
+        self._worker_class = ray.remote(max_restarts=0, max_task_retries=0,
+                                        num_cpus=self.spec.threads if not gpus else 0,
+                                        num_gpus=1 if gpus else 0)(_Worker)
+        actors = [self._new_worker() for _ in range(count)]
         ray.get([actor.pid.remote() for actor in actors])  # each loaded its model
         log.info("Ray: %d workers (%s), %d thread(s) each", count,
                  f"{gpus} GPUs" if gpus else "CPU", self.spec.threads)
         return actors
+
+    def _new_worker(self) -> Any:
+        return self._worker_class.remote(self.spec.embedder, self.spec.model_cache,
+                                         self.spec.threads)
 
     def worker_pids(self) -> list[int]:
         import ray
 
         return list(ray.get([actor.pid.remote() for actor in self.actors]))
 
+    def worker_nodes(self) -> list[str]:
+        """The Ray node id each worker runs on."""
+        import ray
+
+        return list(ray.get([actor.node_id.remote() for actor in self.actors]))
+
     def compute(self, data: DataDir,
                 batches: Batches) -> Iterator[tuple[Sequence[Prepared], ComputedBatch]]:
         """Send batches to the workers as they free up; hand results back in order."""
         if not self.actors:
             raise RuntimeError("RayComputer used outside its `with` block")
-        from ray.util import ActorPool
+        import ray
 
-        pool = ActorPool(self.actors)  # a batch goes to a free worker; results come in order
-        pending: deque[Sequence[Prepared]] = deque()
-        limit = IN_FLIGHT_PER_WORKER * len(self.actors)
+        pool: ShardPool[Sequence[Prepared], tuple[list[Session], set[str]]] = ShardPool(
+            ray, self.actors, self._new_worker,
+            lambda actor, shard: actor.compute.remote(*shard),
+            IN_FLIGHT_PER_WORKER, WORKER_RESTARTS)
+        shards = ((batch, ([p.session for p in batch],
+                           pruned_ids(data, [p.session.session_id for p in batch])))
+                  for batch in batches)
         rate = _Rate(self.progress(0, "computing on Ray", "shard"))
-        for batch in batches:
-            ids = [p.session.session_id for p in batch]
-            pool.submit(lambda actor, shard: actor.compute.remote(*shard),
-                        ([p.session for p in batch], pruned_ids(data, ids)))
-            pending.append(batch)
-            if len(pending) >= limit:
-                yield rate.done(pending.popleft(), pool.get_next())
-        while pending:
-            yield rate.done(pending.popleft(), pool.get_next())
-        rate.close()
+        try:
+            for batch, computed in pool.results(shards):
+                yield rate.done(batch, computed)
+        finally:
+            self.actors = pool.actors  # replacements included, for __exit__ to stop
+        rate.close(pool.lost)
 
 
 def _check_reachable(address: str) -> None:
@@ -188,7 +208,8 @@ class _Rate:
                       "messages/s")
         return batch, computed
 
-    def close(self) -> None:
+    def close(self, lost: int) -> None:
         self.bar.close()
-        log.info("Ray: %d shards, %d messages in %.1f s", self.shards, self.messages,
-                 time.monotonic() - self.started)
+        log.info("Ray: %d shards, %d messages in %.1f s%s", self.shards, self.messages,
+                 time.monotonic() - self.started,
+                 f", {lost} sent again after a worker was lost" if lost else "")
