@@ -18,6 +18,7 @@ import pytest
 
 from api.cli import main
 from indexer.remote.objects import ObjectStore, S3Config
+from indexer.remote.replicas import REPLICAS
 
 from .helpers import EXAMPLES, serve
 from .s3 import S3Server
@@ -140,3 +141,29 @@ def test_sigterm_releases_the_writer_lease_and_withdraws_the_replica_check_in(
     lease = json.loads((store.get("lease.json") or (b"{}", ""))[0])
     assert lease["expires"] == 0, "released: the next writer need not wait for it to expire"
     assert list(store.list("replicas/")) == [], "a purge need not wait for a stopped replica"
+
+
+def test_a_replica_whose_keys_may_only_read_follows_and_says_it_cannot_check_in(
+        tmp_path: Path, store_env: dict[str, str], store: ObjectStore,
+        s3_server: S3Server) -> None:
+    s3_server.client().put_bucket_policy(Bucket=store.bucket, Policy=json.dumps({
+        "Version": "2012-10-17", "Statement": [{
+            "Effect": "Deny", "Principal": "*", "Action": "s3:PutObject",
+            "Resource": f"arn:aws:s3:::{store.bucket}/{store.prefix}/{REPLICAS}*"}]}))
+    assert main(["index", str(EXAMPLES)]) == 0
+    env = {k: v for k, v in store_env.items() if k != "RECALL_STORE"}
+    with (tmp_path / "replica.log").open("w") as log:
+        proc, base = serve(tmp_path / "replica", "--from", store_env["RECALL_STORE"], env=env,
+                           log=log)
+        try:
+            found = httpx.get(f"{base}/v1/search", params={"q": "升级"}, timeout=30)
+            assert found.status_code == 200 and found.json()["results"]
+            assert main(["delete", "--purge"]) == 0  # no check-in to wait for
+            writer_gen = (tmp_path / "writer" / "index" / "CURRENT").read_text()
+            _wait_for(lambda: (tmp_path / "replica" / "index" / "CURRENT").read_text()
+                      == writer_gen, "the replica follows the purge")
+        finally:
+            proc.terminate()
+            proc.wait(timeout=60)
+    assert "cannot check in at s3://" in (tmp_path / "replica.log").read_text()
+    assert list(store.list(REPLICAS)) == []

@@ -4,6 +4,9 @@ Each `recall serve --from` process writes `replicas/<id>.json`: the publish it s
 search can still be reading the one before) and until when to believe it. It rewrites it when
 that changes and at a third of its life, and deletes it on a clean stop.
 
+A replica whose keys may only read cannot check in: it says so once, follows all the same, and
+is not waited for (it may answer errors for a moment after a purge, as before check-ins).
+
 A purge deletes every object only older publishes needed, the old generation's vector files
 among them, which replicas read in place; it therefore first waits (wait_for_replicas) until
 every replica with a live check-in serves the purge's publish, at most a bound. A replica that
@@ -20,6 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from indexer.remote.objects import ObjectStore
+from models import StorageFault
 
 __all__ = ["CHECK_IN_SECONDS", "REPLICAS", "CheckIn", "wait_for_replicas"]
 
@@ -36,22 +40,36 @@ class CheckIn:
     store: ObjectStore
     replica_id: str
     seconds: float = CHECK_IN_SECONDS
-    _written: tuple[int, float] | None = None  # (seq, time.monotonic()) of the last write
+    _tried: tuple[int, float] | None = None  # (seq, time.monotonic()) of the last write tried
+    _written: bool = False  # a check-in of this replica is in the bucket
+    _warned: bool = False
+
+    @property
+    def key(self) -> str:
+        return f"{REPLICAS}{self.replica_id}.json"
 
     def report(self, seq: int) -> None:
         """Say this replica serves publish `seq` (written when it changed, or to renew)."""
         now = time.monotonic()
-        if self._written and self._written[0] == seq and now - self._written[1] < self.seconds / 3:
+        if self._tried and self._tried[0] == seq and now - self._tried[1] < self.seconds / 3:
             return
+        self._tried = (seq, now)
         body = {"seq": seq, "until": time.time() + self.seconds}
-        self.store.put(f"{REPLICAS}{self.replica_id}.json", json.dumps(body).encode())
-        self._written = (seq, now)
+        try:
+            self.store.put(self.key, json.dumps(body).encode())
+            self._written = True
+        except StorageFault as exc:  # keys that may only read: following works all the same
+            if not self._warned:
+                log.warning("cannot check in at %s (%s): a purge will not wait for this "
+                            "replica, which may answer errors while it switches",
+                            self.store.uri(self.key), exc)
+                self._warned = True
 
     def withdraw(self) -> None:
         """A clean stop: a purge need not wait for this replica."""
-        if self._written is not None:
-            self.store.delete([f"{REPLICAS}{self.replica_id}.json"])
-            self._written = None
+        if self._written:
+            self.store.delete([self.key])
+            self._written = False
 
 
 def wait_for_replicas(store: ObjectStore, seq: int, bound: float,
