@@ -18,7 +18,7 @@ import pytest
 
 from api.cli import main
 from indexer.remote.objects import ObjectStore, S3Config
-from indexer.remote.replicas import REPLICAS
+from indexer.remote.replicas import REPLICAS, CheckIn, wait_for_replicas
 
 from .helpers import EXAMPLES, serve
 from .s3 import S3Server
@@ -167,3 +167,19 @@ def test_a_replica_whose_keys_may_only_read_follows_and_says_it_cannot_check_in(
             proc.wait(timeout=60)
     assert "cannot check in at s3://" in (tmp_path / "replica.log").read_text()
     assert list(store.list(REPLICAS)) == []
+
+
+def test_a_purge_waits_for_live_check_ins_only_and_at_most_its_bound(store: ObjectStore) -> None:
+    CheckIn(store, "moved").report(7)
+    CheckIn(store, "stuck").report(6)
+    CheckIn(store, "gone", seconds=-1).report(3)  # expired: a replica killed long ago
+    moved, behind = wait_for_replicas(store, 7, bound=0.3, renew=lambda: None)
+    assert (moved, behind) == (1, ["stuck"])
+    assert sorted(key for key, _ in store.list(REPLICAS)) == [
+        "replicas/moved.json", "replicas/stuck.json"], "the expired check-in is deleted"
+    CheckIn(store, "stuck").report(7)
+    assert wait_for_replicas(store, 7, bound=60, renew=lambda: None) == (2, [])
+    withdrawn = CheckIn(store, "moved")
+    withdrawn.report(8)
+    withdrawn.withdraw()
+    assert store.get("replicas/moved.json") is None
