@@ -101,7 +101,9 @@ def timed(search: Callable[[str], int], queries: list[str], cpu: Callable[[], fl
 def recall_env(home: Path, embedder: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items()
            if not k.startswith("RECALL_") and k != "PYTHONDONTWRITEBYTECODE"}
-    return {**env, "RECALL_HOME": str(home), "RECALL_EMBEDDER": embedder}
+    # the installed `recall` runs this copy's code (an export of a commit, say), not whatever
+    # the editable install points at: PYTHONPATH comes before its import hook
+    return {**env, "PYTHONPATH": str(ROOT), "RECALL_HOME": str(home), "RECALL_EMBEDDER": embedder}
 
 
 def recall_index(archive: Path, env: dict[str, str]) -> dict[str, Any]:
@@ -204,7 +206,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     from benchmarks.side_by_side_engines import Fts5Engine, LanceEngine, build_baselines
 
     args.work.mkdir(parents=True, exist_ok=True)
-    result: dict[str, Any] = {"cpus": os.cpu_count(), "load_average_at_start": os.getloadavg()[0]}
+    result: dict[str, Any] = {"code": str(ROOT), "cpus": os.cpu_count(),
+                              "load_average_at_start": os.getloadavg()[0]}
     if args.recall_home:
         home = args.recall_home
         meta = index_meta(home)
