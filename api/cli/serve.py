@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ipaddress
+import os
 import signal
 import socket
 import sys
@@ -39,12 +40,19 @@ def serve(service: RecallService, host: str, port: int, insecure: bool, follow: 
 
     With RECALL_STORE set, it also publishes what its writes change; with --from, it follows
     another writer's publishes instead and refuses writes (docs/scale-out.md)."""
+    from api.http.allocator import limit_arenas
+
+    # first, before the server's threads start: why in api/http/allocator.py
+    limit_arenas()
     import uvicorn  # only this command needs the server
 
     from api.http import create_app
     from api.http.auth import auth_required
     from api.http.discovery import announce, withdraw
+    from api.http.memory_trace import start_from_env
     from api.http.server import server_config
+
+    start_from_env(os.environ)  # RECALL_TRACEMALLOC: a soak's diagnostic, off by default
 
     try:
         loopback = host == "localhost" or ipaddress.ip_address(host).is_loopback
