@@ -2,7 +2,8 @@
 and a reindex in the middle, with the server's memory and latency reported per 10 minutes.
 
     python benchmarks/soak.py --bench ../shared/bench --home /tmp/recall-soak \\
-        [--minutes 60] [--embedder e5] [--clients 4] [--out docs/soak.json]
+        [--minutes 60] [--embedder e5] [--clients 4] [--out docs/soak.json] \\
+        [--memory [--trace]] [--warmup 20] [--arenas N]
 
 Not a test (it takes an hour): run it by hand after changes to the server, the stores or the
 write path. The data dir should be empty or missing; it is filled as follows.
@@ -15,6 +16,16 @@ write path. The data dir should be empty or missing; it is filled as follows.
 - At a third of the time the last third of LoCoMo's sessions is indexed from new files by a
   separate `recall index` process; at two thirds `recall reindex` rebuilds everything.
 - At the end `recall check --json` must be consistent.
+
+With `--memory` the server's anonymous and file-backed memory and its threads are reported per
+window too, with the slope of RSS and of anonymous memory after `--warmup` minutes. `--trace`
+also runs the server with RECALL_TRACEMALLOC (api/http/memory_trace.py): after the warm-up and
+every `--warmup` minutes it dumps a snapshot of its Python allocations and glibc malloc's
+arenas to the folder `<out>.tracemalloc` (beside --out, else beside the data dir); the report
+lists the sites that grew most from the first snapshot to the last. Tracing slows the server
+down (every allocation is recorded): find the grower with it, measure the slope without it. `--arenas N` runs the
+server with MALLOC_ARENA_MAX=N instead of recall's own limit (api/http/allocator.py): 16 is glibc's
+default on 2 cores, the server as it ran before that limit.
 
 A write that finds another writer at work (409 with Retry-After) is retried after the pause the
 server asks for, as any client should; such waits are counted and reported apart from errors
@@ -39,7 +50,15 @@ from pathlib import Path
 import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from load import free_port, percentile, rss_mb, wait_ready
+from load import free_port, percentile, wait_ready
+from soak_memory import (
+    memory_rows,
+    print_memory,
+    proc_memory,
+    read_trace_folder,
+    slopes,
+    trace_path,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 WINDOW = 600.0  # seconds per reported window
@@ -71,6 +90,13 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=4)
     parser.add_argument("--pause", type=float, default=0.5, help="seconds between a client's searches")
     parser.add_argument("--out", type=Path, help="write every figure as JSON here too")
+    parser.add_argument("--memory", action="store_true",
+                        help="report anonymous and file-backed memory and threads per window")
+    parser.add_argument("--trace", action="store_true",
+                        help="with --memory: trace the server's Python allocations (slower)")
+    parser.add_argument("--warmup", type=float, default=10.0,
+                        help="minutes left out of the memory slopes (and before the first trace)")
+    parser.add_argument("--arenas", type=int, help="run the server with MALLOC_ARENA_MAX=N")
     args = parser.parse_args()
 
     sessions = sorted((args.bench / "locomo" / "sessions").rglob("*.json"))
@@ -82,6 +108,14 @@ def main() -> None:
              if m.get("content")]
 
     env = {**os.environ, "RECALL_HOME": str(args.home), "RECALL_EMBEDDER": args.embedder}
+    server_env = dict(env)
+    if args.arenas:
+        server_env["MALLOC_ARENA_MAX"] = str(args.arenas)
+    trace = trace_path(args)
+    if args.memory and args.trace:
+        shutil.rmtree(trace, ignore_errors=True)
+        server_env |= {"RECALL_TRACEMALLOC": str(trace),
+                       "RECALL_TRACEMALLOC_EVERY": str(round(args.warmup * 60))}
     staging = Path(tempfile.mkdtemp(prefix="recall-soak-"))
     for name, group in (("first", first), ("later", later)):
         (staging / name).mkdir()
@@ -95,7 +129,7 @@ def main() -> None:
     port = free_port()
     base = f"http://127.0.0.1:{port}"
     server = subprocess.Popen([sys.executable, "-m", "api.cli", "serve", "--port", str(port)],
-                              cwd=ROOT, env=env)
+                              cwd=ROOT, env=server_env)
     try:
         wait_ready(base, server)
         httpx.get(f"{base}/v1/search", params={"q": "warm up"}, timeout=120)
@@ -107,6 +141,8 @@ def main() -> None:
     check = subprocess.run([sys.executable, "-m", "api.cli", "check", "--json"], check=False, cwd=ROOT,
                            env=env, capture_output=True, text=True)
     report["check"] = json.loads(check.stdout) if check.stdout.strip() else {"error": check.stderr}
+    if args.memory and args.trace:
+        report["tracemalloc"] = read_trace_folder(trace)
     print_report(report)
     if args.out:
         args.out.write_text(json.dumps(report, indent=1) + "\n")
@@ -154,10 +190,10 @@ def soak(args: argparse.Namespace, base: str, server: subprocess.Popen, env: dic
 
     def memory() -> None:
         while not stop.is_set():
-            samples.append((time.monotonic() - t0, rss_mb(server.pid)))
+            samples.append((time.monotonic() - t0, proc_memory(server.pid)))
             stop.wait(5)
 
-    samples: list[tuple[float, float]] = []
+    samples: list[tuple[float, dict[str, float]]] = []
     jobs: list[dict] = []
 
     def scheduled(at: float, name: str, *argv: str) -> None:
@@ -183,7 +219,7 @@ def soak(args: argparse.Namespace, base: str, server: subprocess.Popen, env: dic
         done = time.monotonic() - t0
         if int(done) % 300 < 5:
             print(f"{done / 60:.0f} min: {len(log.rows)} requests, {len(log.errors)} errors, "
-                  f"RSS {samples[-1][1] if samples else 0:.0f} MB", flush=True)
+                  f"RSS {samples[-1][1]['rss'] if samples else 0:.0f} MB", flush=True)
     stop.set()
     for t in side:
         t.join()
@@ -217,7 +253,7 @@ def ms(began: float) -> float:
     return (time.perf_counter() - began) * 1000
 
 
-def summarize(log: Log, samples: list[tuple[float, float]], jobs: list[dict],
+def summarize(log: Log, samples: list[tuple[float, dict[str, float]]], jobs: list[dict],
               args: argparse.Namespace, later_count: int) -> dict:
     windows: dict[int, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     outcomes: dict[str, int] = defaultdict(int)
@@ -227,7 +263,7 @@ def summarize(log: Log, samples: list[tuple[float, float]], jobs: list[dict],
             windows[int(at // WINDOW)][kind].append(latency)
     rows = []
     for w in sorted(windows):
-        rss = [mb for at, mb in samples if w * WINDOW <= at < (w + 1) * WINDOW]
+        rss = [sample["rss"] for at, sample in samples if w * WINDOW <= at < (w + 1) * WINDOW]
         searches = windows[w]["search"]
         appends = windows[w]["append"]
         rows.append({
@@ -242,17 +278,21 @@ def summarize(log: Log, samples: list[tuple[float, float]], jobs: list[dict],
             "rss_mb_mean": round(statistics.mean(rss)) if rss else None,
             "rss_mb_max": round(max(rss)) if rss else None,
         })
-    warm = [(at, mb) for at, mb in samples if at >= WINDOW]
-    slope = None
-    if len(warm) > 2:
-        fit = statistics.linear_regression([at for at, _ in warm], [mb for _, mb in warm])
-        slope = round(fit.slope * WINDOW, 1)
+    slope = slopes(samples, WINDOW, WINDOW)["rss"]
+    memory = None
+    if args.memory:
+        warm = slopes(samples, args.warmup * 60, WINDOW)
+        memory = {"warmup_min": args.warmup, "slope_rss_mb_per_10min": warm["rss"],
+                  "slope_anon_mb_per_10min": warm["anon"], "arenas_env": args.arenas,
+                  "windows": [{"minutes": f"{w * 10}-{w * 10 + 10}"}
+                              | memory_rows(samples, w * WINDOW, (w + 1) * WINDOW)
+                              for w in sorted(windows)]}
     return {"minutes": args.minutes, "clients": args.clients, "embedder": args.embedder,
             "pause_s": args.pause, "later_sessions": later_count, "outcomes": dict(outcomes),
             "errors": log.errors[:20], "writer_busy": log.waits, "windows": rows, "jobs": jobs,
             "rss_slope_mb_per_10min_after_warmup": slope,
-            "rss_first_mb": samples[0][1] if samples else None,
-            "rss_last_mb": samples[-1][1] if samples else None}
+            "rss_first_mb": samples[0][1]["rss"] if samples else None,
+            "rss_last_mb": samples[-1][1]["rss"] if samples else None, "memory": memory}
 
 
 def print_report(report: dict) -> None:
@@ -274,6 +314,7 @@ def print_report(report: dict) -> None:
         print("writer busy (retried):", wait)
     check = report["check"]
     print("recall check:", "consistent" if check.get("ok") else json.dumps(check)[:500])
+    print_memory(report)
 
 
 def cli(env: dict[str, str], *argv: str) -> None:
