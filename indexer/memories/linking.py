@@ -47,20 +47,24 @@ def link_memories(memories: Sequence[Memory], vectors: np.ndarray,
     from indexer.memories.rise import RiseRows
 
     statements = [Statement.of(memories[i]) for i in chosen]
-    types = [frozenset(kind for kind, _ in s.typed) for s in statements]
+    kinds = _Kinds(statements)
     rise = RiseRows(vectors[chosen])
     links: dict[str, Supersession] = {}  # by the earlier memory
     by_id = {s.memory.id: s for s in statements}
-    for start in range(0, len(statements), RiseRows.BLOCK):
-        block = rise.rows(start, start + RiseRows.BLOCK)  # each against every statement
-        for b in range(start, min(start + RiseRows.BLOCK, len(statements))):
+    # only the rows of statements that can replace anything are computed (most state no
+    # value of a type and no cue): the rises are quadratic, the rest of linking is not
+    active = [b for b, later in enumerate(statements) if _may_replace(later)]
+    for start in range(0, len(active), rise.block):
+        rows = active[start:start + rise.block]
+        block = rise.rows_at(rows, rows[-1] + 1)  # each against every statement up to it
+        for r, b in enumerate(rows):
             later = statements[b]
             best: Supersession | None = None
-            for a in _candidates(later, block[b - start, :b], types):  # nearest first
+            for a in _candidates(later, block[r, :b], kinds):  # nearest first
                 earlier = statements[a]
                 if _one_message(later.memory, earlier.memory, position):
                     continue  # two memories of one statement
-                link = supersedes(later, earlier, float(block[b - start, a]))
+                link = supersedes(later, earlier, float(block[r, a]))
                 if link is not None and (best is None or link.confidence > best.confidence):
                     best = link  # the surest, and of equally sure ones the nearest
             if best is not None and (link := _direct(best, links, by_id, position)):
@@ -95,21 +99,58 @@ def _direct(link: Supersession, links: dict[str, Supersession], by_id: dict[str,
     return Supersession(link.later, earlier, sure, f"{reason}{cue}")
 
 
-def _candidates(later: Statement, rises: np.ndarray, types: list[frozenset[str]]) -> list[int]:
+def _may_replace(later: Statement) -> bool:
+    """Whether `later` has any candidates at all (see _candidates): a cue, or a value of a type."""
+    return later.cue is not None or bool(later.new)
+
+
+class _Kinds:
+    """Which statements give a value of each type, and which are negated: the conditions
+    `supersedes` needs before anything else, tested for all earlier statements at once."""
+
+    def __init__(self, statements: Sequence[Statement]) -> None:
+        import numpy as np
+
+        at: dict[str, list[int]] = {}
+        for a, statement in enumerate(statements):
+            for kind in {kind for kind, _ in statement.typed}:
+                at.setdefault(kind, []).append(a)
+        self.at = {kind: np.asarray(rows, dtype=np.intp) for kind, rows in at.items()}
+        self.negated = np.asarray([s.negated for s in statements], dtype=bool)
+
+    def giving(self, kinds: set[str], before: int) -> np.ndarray:
+        """A mask of the statements before `before` that give a value of one of these types."""
+        import numpy as np
+
+        mask = np.zeros(before, dtype=bool)
+        for kind in kinds:
+            rows = self.at.get(kind)
+            if rows is not None:
+                mask[rows[:np.searchsorted(rows, before)]] = True
+        return mask
+
+
+def _candidates(later: Statement, rises: np.ndarray, kinds: _Kinds) -> list[int]:
     """The earlier statements `later` could replace, nearest first. Without words that say it
     replaces something, only a change of a value of one type can link, and only where the
     embeddings rise far enough for any rule; with them, one that names the day of the other
-    needs no rise."""
-    from indexer.memories.rise import rising
+    needs no rise. Left out beforehand, as `supersedes` would: with a cue, an earlier
+    statement that gives no value of a type the later one gives (no value changed, no day's
+    values shared) and is no decision reversed where the embeddings rise."""
+    import numpy as np
 
+    before = len(rises)
     if later.cue is None:
         new_types = {kind for kind, _ in later.new}
         if not new_types:
             return []
-        return [a for a in rising(rises, MIN_RISE) if types[a] & new_types]
-    if ISO_DATE.search(later.memory.text) or any(k == "date" for k, _ in later.typed):
-        return list(range(len(rises) - 1, -1, -1))
-    return rising(rises, MIN_RISE)
+        mask = (rises >= MIN_RISE) & kinds.giving(new_types, before)
+    else:
+        mask = kinds.giving({kind for kind, _ in later.typed}, before)
+        mask |= (kinds.negated[:before] != later.negated) & (rises >= MIN_RISE)
+        if not (ISO_DATE.search(later.memory.text) or any(k == "date" for k, _ in later.typed)):
+            mask &= rises >= MIN_RISE
+    return [int(a) for a in np.flatnonzero(mask)[::-1]]
 
 
 def _one_message(a: Memory, b: Memory, position: dict[str, int]) -> bool:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["RiseRows", "relative_similarity", "rising"]
+__all__ = ["RiseRows", "relative_similarity"]
 
 
 def relative_similarity(vectors: np.ndarray) -> np.ndarray:
@@ -17,31 +17,47 @@ def relative_similarity(vectors: np.ndarray) -> np.ndarray:
 
 class RiseRows:
     """relative_similarity a block of rows at a time, in memory linear in the number of
-    memories: each row's mean and spread are summed block by block first."""
+    memories. Each row's mean and spread over all the others come from the sum of the vectors
+    and their Gram matrix (sum_j (v.v_j)^2 = v^T (V^T V) v), so they cost time linear in the
+    number of memories too; only the rows asked for are quadratic."""
 
     BLOCK = 512
+    CELLS = 4_000_000  # a block's rows x columns: its few float64 arrays stay ~100 MB together
 
     def __init__(self, vectors: np.ndarray) -> None:
         self.vectors = np.asarray(vectors, dtype=np.float32)
-        n = len(self.vectors)
+        n, dim = self.vectors.shape
+        total_vector, gram = np.zeros(dim), np.zeros((dim, dim))
+        for start in range(0, n, self.BLOCK):
+            part = self.vectors[start:start + self.BLOCK].astype(np.float64)
+            total_vector += part.sum(axis=0)
+            gram += part.T @ part
         total, squares = np.zeros(n), np.zeros(n)
         for start in range(0, n, self.BLOCK):
-            sims = (self.vectors[start:start + self.BLOCK] @ self.vectors.T).astype(np.float64)
-            total[start:start + len(sims)] = sims.sum(axis=1)
-            squares[start:start + len(sims)] = (sims ** 2).sum(axis=1)
+            part = self.vectors[start:start + self.BLOCK].astype(np.float64)
+            total[start:start + len(part)] = part @ total_vector
+            squares[start:start + len(part)] = ((part @ gram) * part).sum(axis=1)
         self_sims = (self.vectors.astype(np.float64) ** 2).sum(axis=1)
         self.mean = (total - self_sims) / max(1, n - 1)
         variance = (squares - self_sims ** 2) / max(1, n - 1) - self.mean ** 2
         self.spread = np.sqrt(np.maximum(variance, 1e-12))
 
+    @property
+    def block(self) -> int:
+        """Rows per block: fewer as there are more memories, so a block's memory stays bounded."""
+        return max(1, min(self.BLOCK, self.CELLS // max(1, len(self.vectors))))
+
     def rows(self, start: int, stop: int) -> np.ndarray:
         """Rows start..stop-1 of the rise, each against every memory."""
-        sims = (self.vectors[start:stop] @ self.vectors.T).astype(np.float64)
-        z_rows = (sims - self.mean[start:stop, None]) / self.spread[start:stop, None]
-        z_cols = (sims - self.mean[None, :]) / self.spread[None, :]
-        return (z_rows + z_cols) / 2
+        return self.rows_at(np.arange(start, min(stop, len(self.vectors))), len(self.vectors))
 
-
-def rising(rises: np.ndarray, floor: float) -> list[int]:
-    """The positions at or above `floor`, nearest (last) first."""
-    return [int(a) for a in np.flatnonzero(rises >= floor)[::-1]]
+    def rows_at(self, rows: np.ndarray | list[int], columns: int) -> np.ndarray:
+        """These rows of the rise, each against the first `columns` memories."""
+        rows = np.asarray(rows, dtype=np.intp)
+        sims = (self.vectors[rows] @ self.vectors[:columns].T).astype(np.float64)
+        z_rows = (sims - self.mean[rows, None]) / self.spread[rows, None]
+        sims -= self.mean[None, :columns]  # in place: a block is rows x columns float64s
+        sims /= self.spread[None, :columns]
+        z_rows += sims
+        z_rows /= 2
+        return z_rows
