@@ -1,13 +1,14 @@
 """Keeping the statements that can be superseded complete: a data directory indexed before they
 were kept gets them from its stored memories once (embedding only those memories), and the
-links are recomputed at the end of every write that changed them."""
+links are recomputed at the end of every write that changed them (an import's: outside the
+writer lock, relink_unlocked)."""
 
 from __future__ import annotations
 
 import fcntl
 import logging
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 
 import msgspec
@@ -20,20 +21,39 @@ from indexer.stores.memories import MemoryStore
 from indexer.stores.state import State
 from models.files import decode_session
 
-__all__ = ["deferring_relink", "fill_statements", "relink_deferred", "settle_facts"]
+__all__ = ["deferring_relink", "fill_statements", "relink_deferred", "relink_unlocked",
+           "settle_facts"]
 
 log = logging.getLogger(__name__)
 
 
-def settle_facts(data: DataDir, state: State, embedder: Embedder,
-                 deferring: bool = False) -> None:
+def settle_facts(data: DataDir, state: State, embedder: Embedder, relink: bool = True) -> None:
     """After a write (the caller holds the writer lock): fill in missing statements once, then
-    relink if anything changed, unless an import that relinks at its end is running (the
-    import's own last step says `deferring`: it relinks all the same)."""
+    relink if anything changed, unless an import that relinks at its end is running (or the
+    caller is that import, which relinks with relink_unlocked: `relink` False)."""
     with FactStore(data) as facts:
         if not facts.complete:
             fill_statements(data, state, embedder, facts)
-        if facts.stale and (deferring or not relink_deferred(data)):
+        if relink and facts.stale and not relink_deferred(data):
+            facts.relink()
+
+
+def relink_unlocked(data: DataDir, lock: Callable[[], AbstractContextManager[object]],
+                    tries: int = 3) -> None:
+    """An import's last step: the links computed from every statement without the writer lock
+    (the relink is quadratic in the statements: minutes at 100k sessions, which a live append
+    must not wait for), and stored under `lock` if no writer changed the statements meanwhile;
+    else computed again, the last time under the lock."""
+    for _ in range(tries):
+        with FactStore(data) as facts:
+            if not facts.stale:
+                return
+            changes, links = facts.compute_links()
+        with lock(), FactStore(data) as facts:
+            if facts.store_links(changes, links):
+                return
+    with lock(), FactStore(data) as facts:
+        if facts.stale:
             facts.relink()
 
 

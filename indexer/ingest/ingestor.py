@@ -15,7 +15,7 @@ from indexer.formats.sources import discover
 from indexer.ingest.batches import still_to_write
 from indexer.ingest.compute import BatchComputer, LocalComputer
 from indexer.ingest.delete import delete_session, delete_unchanged
-from indexer.ingest.facts import deferring_relink, settle_facts
+from indexer.ingest.facts import deferring_relink, relink_unlocked, settle_facts
 from indexer.ingest.generations import Generations, open_generation
 from indexer.ingest.prepare import FilePreparer, prepare_record, prepare_rewrites
 from indexer.ingest.progress import ProgressFactory, silent_progress
@@ -102,7 +102,8 @@ class Ingestor:
                     if report.indexed:
                         gen.vectors.optimize()
                         gen.mark_changed()
-                    settle_facts(self.data, state, self.embedder, deferring=True)
+                    settle_facts(self.data, state, self.embedder, relink=False)
+                relink_unlocked(self.data, self._lock)
         finally:
             reading.close()
         report.seconds = time.monotonic() - started

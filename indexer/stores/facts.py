@@ -158,9 +158,30 @@ class FactStore(SQLiteStore):
 
     def _mark_stale(self) -> None:
         self._db.execute("INSERT OR REPLACE INTO meta VALUES ('stale', '1')")
+        # counted, so links computed from a snapshot of the statements can tell whether they
+        # still hold when they are stored (store_links)
+        self._db.execute("INSERT INTO meta VALUES ('changes', '1') ON CONFLICT (key) "
+                         "DO UPDATE SET value = CAST(value AS INTEGER) + 1")
+
+    @property
+    def changes(self) -> int:
+        """How many writes have changed the statements (a counter, for store_links)."""
+        row = self._db.execute("SELECT value FROM meta WHERE key = 'changes'").fetchone()
+        return int(row[0]) if row else 0
 
     def statements(self) -> list[Statement]:
         """Every statement, oldest first (by session date, session, place in the session)."""
+        return self._snapshot()[1]
+
+    def _snapshot(self) -> tuple[int, list[Statement]]:
+        """The change counter and every statement, read in one transaction."""
+        self._db.execute("BEGIN")  # a read transaction: WAL lets writers go on meanwhile
+        try:
+            return self.changes, self._read_statements()
+        finally:
+            self._db.execute("COMMIT")
+
+    def _read_statements(self) -> list[Statement]:
         import numpy as np
 
         rows = self._db.execute("SELECT memory, position, vector FROM statements "
@@ -188,20 +209,33 @@ class FactStore(SQLiteStore):
 
     def relink(self) -> int:
         """Recompute every link from the statements; returns how many there are."""
+        changes, links = self.compute_links()
+        self.store_links(changes, links)
+        return len(links)
+
+    def compute_links(self) -> tuple[int, list[Supersession]]:
+        """Every link, computed from a snapshot of the statements, with the change counter of
+        that snapshot; reads only, so it needs no writer lock (Ingestor.index_paths)."""
         import numpy as np
 
-        statements = self.statements()
-        links: list[Supersession] = []
-        if len(statements) >= 2:
-            vectors = np.stack([s.vector for s in statements])
-            position = {s.memory.id: s.position for s in statements}
-            links = link_memories([s.memory for s in statements], vectors, position)
+        changes, statements = self._snapshot()
+        if len(statements) < 2:
+            return changes, []
+        vectors = np.stack([s.vector for s in statements])
+        position = {s.memory.id: s.position for s in statements}
+        return changes, link_memories([s.memory for s in statements], vectors, position)
+
+    def store_links(self, changes: int, links: Sequence[Supersession]) -> bool:
+        """Replace the links by these, computed when the change counter was `changes`; False
+        (nothing stored) when a write has changed the statements since."""
         with transaction(self._db):
+            if self.changes != changes:
+                return False
             self._db.execute("DELETE FROM links")
             self._db.executemany("INSERT OR REPLACE INTO links VALUES (?, ?, ?, ?)",
                                  [(x.later, x.earlier, x.confidence, x.reason) for x in links])
             self._db.execute("INSERT OR REPLACE INTO meta VALUES ('stale', '0')")
-        return len(links)
+        return True
 
     def links(self) -> list[Supersession]:
         return [Supersession(*row) for row in self._db.execute(
