@@ -19,6 +19,7 @@ engine stores the vectors, so it is timed apart and the engine's ingest is what 
 from __future__ import annotations
 
 import json
+import multiprocessing
 import resource
 import shutil
 import sqlite3
@@ -96,7 +97,8 @@ def hash_vectors(sessions_dir: Path, dim: int, cache: Path, workers: int) -> dic
     the reading, on `workers` processes (CPU: theirs and this one's)."""
     started, cpu = time.perf_counter(), _cpu_with_children()
     chunks: list[np.ndarray] = []
-    with ProcessPoolExecutor(workers) as pool:
+    # spawned, not forked: a fork of a process that has loaded LanceDB may deadlock (its warning)
+    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
         for batch in message_batches(sessions_dir):
             texts = [text for _, text in batch]
             parts = [texts[i:i + 1000] for i in range(0, len(texts), 1000)]
