@@ -221,8 +221,11 @@ def facets(data: DataDir) -> Facets:
 def health(data: DataDir, searcher: Searcher) -> Health:
     """Raises IndexUnavailable unless both indexes open and agree with the state."""
     gen = searcher.generation()
-    rows = _rows(data)
-    unfinished = sum(1 for r in rows if r.status != "indexed")
+    state = State(data.state_db)
+    try:
+        rows, unfinished = state.status_counts()
+    finally:
+        state.close()
     # a write in progress (here or in another process) has rows pending until it commits
     if unfinished and not writer_active(data.lock_file):
         raise IndexUnavailable(f"{unfinished} sessions are half-written; run `recall index` "
@@ -230,7 +233,7 @@ def health(data: DataDir, searcher: Searcher) -> Health:
     documents, passages = gen.keyword.num_docs(), gen.vectors.count()
     if bool(rows) != bool(documents) or bool(rows) != bool(passages):
         raise IndexUnavailable("the indexes do not match the archive; run `recall reindex`")
-    return Health("ok", len(rows), data.current_generation())
+    return Health("ok", rows, data.current_generation())
 
 
 def stats(data: DataDir, searcher: Searcher) -> Stats:

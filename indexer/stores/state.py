@@ -120,6 +120,13 @@ class State:
         ).fetchone()
         return int(sessions), int(messages)
 
+    def status_counts(self) -> tuple[int, int]:
+        """All sessions and those not yet indexed, counted by the database (a health probe
+        must not read every row)."""
+        total, unfinished = self._db.execute(
+            "SELECT COUNT(*), COALESCE(SUM(status != 'indexed'), 0) FROM sessions").fetchone()
+        return int(total), int(unfinished)
+
     # sources: input files already seen, by content hash
     def source_hash(self, path: str) -> str | None:
         row = self._db.execute("SELECT file_hash FROM sources WHERE path = ?", (path,)).fetchone()
