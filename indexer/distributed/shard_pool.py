@@ -18,6 +18,8 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, Generic, TypeVar
 
+from models import RecallError
+
 __all__ = ["NoWorkersLeft", "ShardPool"]
 
 log = logging.getLogger(__name__)
@@ -30,8 +32,12 @@ REPLACEMENT_WAIT = 300.0  # seconds
 ATTEMPTS_PER_SHARD = 4  # a shard lost this many times fails the run
 
 
-class NoWorkersLeft(RuntimeError):
-    """Every worker was lost and none could be started again."""
+class NoWorkersLeft(RecallError):
+    """Every worker was lost and none could be started again: the CLI says so in one line,
+    as for any other failed run, not with a traceback."""
+
+    status = 503
+    title = "Compute cluster lost"
 
 
 class ShardPool(Generic[Tag, Args]):
