@@ -53,6 +53,18 @@ def test_the_rise_is_the_one_computed_from_every_pair() -> None:
                                atol=1e-4)
 
 
+def test_a_tie_at_a_rule_s_rise_does_not_depend_on_float_error() -> None:
+    """With three statements each row has two others, so a pair nearest to each other rises
+    exactly 1.0 (the rise a statement naming the old value needs) and the third pair exactly 0:
+    the rise says so whatever the rounding of the products was."""
+    rng = np.random.default_rng(3)
+    for _ in range(20):
+        vectors = rng.normal(size=(3, 384)).astype(np.float32)
+        vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+        off_diagonal = relative_similarity(vectors)[~np.eye(3, dtype=bool)]
+        assert sorted(set(off_diagonal.tolist())) == [-1.0, 0.0, 1.0]
+
+
 def test_a_block_of_rows_stays_small_however_many_statements() -> None:
     assert RiseRows(np.eye(4, dtype=np.float32)).block == RiseRows.BLOCK
     many = RiseRows(np.ones((2_000_000, 2), dtype=np.float32))

@@ -23,6 +23,7 @@ class RiseRows:
 
     BLOCK = 512
     CELLS = 4_000_000  # a block's rows x columns: its few float64 arrays stay ~100 MB together
+    COLUMNS = 32_768  # memories converted to float64 at a time for a block's products (~100 MB)
 
     def __init__(self, vectors: np.ndarray) -> None:
         self.vectors = np.asarray(vectors, dtype=np.float32)
@@ -52,12 +53,18 @@ class RiseRows:
         return self.rows_at(np.arange(start, min(stop, len(self.vectors))), len(self.vectors))
 
     def rows_at(self, rows: np.ndarray | list[int], columns: int) -> np.ndarray:
-        """These rows of the rise, each against the first `columns` memories."""
+        """These rows of the rise, each against the first `columns` memories. The products are
+        taken in float64, as the means and spreads are: with few memories the spread is small,
+        and float32 products would decide ties (a row with two others is exactly ±1)."""
         rows = np.asarray(rows, dtype=np.intp)
-        sims = (self.vectors[rows] @ self.vectors[:columns].T).astype(np.float64)
+        left = self.vectors[rows].astype(np.float64)
+        sims = np.empty((len(rows), columns))
+        for start in range(0, columns, self.COLUMNS):  # a float64 copy of the columns, in parts
+            stop = min(columns, start + self.COLUMNS)
+            sims[:, start:stop] = left @ self.vectors[start:stop].T.astype(np.float64)
         z_rows = (sims - self.mean[rows, None]) / self.spread[rows, None]
         sims -= self.mean[None, :columns]  # in place: a block is rows x columns float64s
         sims /= self.spread[None, :columns]
         z_rows += sims
         z_rows /= 2
-        return z_rows
+        return np.round(z_rows, 6, out=z_rows)  # what float64 error is left decides nothing
