@@ -19,14 +19,12 @@ import pytest
 import ray
 from ray.cluster_utils import Cluster
 
-from api import RecallService, Settings
-from indexer import HashEmbedder
 from indexer.distributed.parity import differences
 from indexer.distributed.ray_compute import RayComputer, RaySpec
 from indexer.ingest.progress import silent_progress
-from models import SearchRequest
 
 from .helpers import EXAMPLES, JSONL, SESSIONS
+from .test_ray import service_at, top_sessions  # the single-node tests' own
 
 pytestmark = [
     pytest.mark.xdist_group("ray"),
@@ -36,8 +34,6 @@ pytestmark = [
 ]
 
 INPUTS = [EXAMPLES, SESSIONS, JSONL]
-QUERIES = ["升级", "最后决定用什么数据库", "ERR_CONNECTION_REFUSED", "vacation planning in Japan",
-           "Friday deploys", "周五上线", "postgres migration", "what did we decide"]
 # a lost node is noticed in about 2 s, not Ray's default 15 s or more
 FAST_NODE_FAILURE = {"health_check_period_ms": 500, "health_check_failure_threshold": 4}
 
@@ -52,17 +48,6 @@ def two_nodes() -> Iterator[Cluster]:
         yield cluster
     finally:
         cluster.shutdown()
-
-
-def service_at(home: Path, batch_sessions: int = 3) -> RecallService:
-    # small batches: a run is many shards, in flight on both nodes at once
-    return RecallService(Settings(home=home, embedder="hash", batch_sessions=batch_sessions),
-                         embedder=HashEmbedder())
-
-
-def top_sessions(service: RecallService) -> list[list[str]]:
-    return [[hit.session_id for hit in service.search(SearchRequest(query=q, limit=10)).results]
-            for q in QUERIES]
 
 
 def recall(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
