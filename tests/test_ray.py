@@ -17,38 +17,22 @@ from pathlib import Path
 
 import pytest
 
-from api import RecallService, Settings
-from indexer import HashEmbedder
+from api import RecallService
 from indexer.distributed.parity import differences
 from indexer.distributed.ray_compute import RayComputer, RaySpec
 from indexer.ingest.progress import silent_progress
 from indexer.stores.memories import MemoryStore
-from models import SearchRequest
 
-from .helpers import EXAMPLES, JSONL, SESSIONS, agreement, free_port
+from .helpers import EXAMPLES, agreement, free_port
+from .ray_parity import INPUTS, service_at, top_sessions
 
 pytestmark = pytest.mark.xdist_group("ray")
-
-INPUTS = [EXAMPLES, SESSIONS, JSONL]
-QUERIES = ["升级", "最后决定用什么数据库", "ERR_CONNECTION_REFUSED", "vacation planning in Japan",
-           "Friday deploys", "周五上线", "postgres migration", "what did we decide"]
 
 
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[RayComputer]:
     with RayComputer(RaySpec(workers=2, embedder="hash")) as computer:
         yield computer
-
-
-def service_at(home: Path, batch_sessions: int = 3) -> RecallService:
-    # small batches: a run is many shards, in flight on both workers at once
-    return RecallService(Settings(home=home, embedder="hash", batch_sessions=batch_sessions),
-                         embedder=HashEmbedder())
-
-
-def top_sessions(service: RecallService) -> list[list[str]]:
-    return [[hit.session_id for hit in service.search(SearchRequest(query=q, limit=10)).results]
-            for q in QUERIES]
 
 
 def test_a_ray_index_and_reindex_write_what_the_single_process_path_writes(

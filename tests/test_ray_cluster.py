@@ -23,8 +23,7 @@ from indexer.distributed.parity import differences
 from indexer.distributed.ray_compute import RayComputer, RaySpec
 from indexer.ingest.progress import silent_progress
 
-from .helpers import EXAMPLES, JSONL, SESSIONS
-from .test_ray import service_at, top_sessions  # the single-node tests' own
+from .ray_parity import INPUTS, service_at, top_sessions
 
 pytestmark = [
     pytest.mark.xdist_group("ray"),
@@ -33,7 +32,6 @@ pytestmark = [
     pytest.mark.filterwarnings("ignore:lance is not fork-safe"),
 ]
 
-INPUTS = [EXAMPLES, SESSIONS, JSONL]
 # a lost node is noticed in about 2 s, not Ray's default 15 s or more
 FAST_NODE_FAILURE = {"health_check_period_ms": 500, "health_check_failure_threshold": 4}
 
