@@ -123,7 +123,8 @@ class Generations:
 
         Other writers (an ingest, live appends) go on meanwhile, into the live generation and
         the archive: the writer lock is held only to start, and at the end to bring into the
-        new generation what they changed since (read from the archive again) and to switch."""
+        new generation what they changed since (read from the archive again) and to switch;
+        the new generation's ANN indexes are trained before that, without it."""
         started = time.monotonic()
         report = IndexReport()
         with self.rebuild_lock():
@@ -140,11 +141,14 @@ class Generations:
             try:
                 built = self._build(gen, report,
                                     computer or LocalComputer(self.embedder))
+                # the ANN indexes are trained before the writer lock is taken (nobody else
+                # writes into the new generation); the catch-up's few rows are folded in under it
+                gen.vectors.optimize()
                 with self.lock():
                     state = State(self.data.state_db)
                     try:
                         self._catch_up(gen, state, built, report)
-                        gen.vectors.optimize()
+                        gen.vectors.compact()
                         gen.close()
                         _adopt(self.data, state, built)
                         with FactStore(self.data) as facts:  # every archived session's were written

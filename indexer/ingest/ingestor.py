@@ -12,6 +12,7 @@ from typing import Any
 from indexer.embedding.embedders import Embedder
 from indexer.formats import ImportOptions
 from indexer.formats.sources import discover
+from indexer.ingest.ann_build import build_ann_unlocked
 from indexer.ingest.batches import still_to_write
 from indexer.ingest.compute import BatchComputer, LocalComputer
 from indexer.ingest.delete import delete_session, delete_unchanged
@@ -85,7 +86,8 @@ class Ingestor:
 
         Files are read, redacted and computed without the writer lock; it is taken for each
         computed batch only (indexer/ingest/batches.py), so another writer (a live append, an
-        HTTP ingest) waits at most one batch, not the whole run."""
+        HTTP ingest) waits at most one batch, not the whole run. The last step's relink and
+        ANN build run without it too (indexer/ingest/facts.py, indexer/ingest/ann_build.py)."""
         self._generations().rebuild_if_outdated()
         started = time.monotonic()
         report = IndexReport()
@@ -100,10 +102,12 @@ class Ingestor:
                         state, gen):
                     ReplacedVersions(self.data).expire(self.keep_replaced_days)
                     if report.indexed:
-                        gen.vectors.optimize()
+                        gen.vectors.compact(rebuilding=gen.vectors.due_indexes())
                         gen.mark_changed()
                     settle_facts(self.data, state, self.embedder, relink=False)
                 relink_unlocked(self.data, self._lock)
+            if report.indexed:  # a minute or more at 100k sessions: not under the writer lock
+                build_ann_unlocked(self.data, self.embedder, self._lock)
         finally:
             reading.close()
         report.seconds = time.monotonic() - started

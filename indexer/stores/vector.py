@@ -35,6 +35,7 @@ from indexer.stores.vector_ann import (
     VECTOR_INDEX,
     ann_config,
 )
+from indexer.stores.vector_build import ann_build_running
 from indexer.stores.vector_filters import lance_where, sql_string
 from indexer.text.analysis import is_cjk_text
 from models import SearchFilters
@@ -132,7 +133,7 @@ def _part(passage: Passage) -> str:
     return table_name(kind, "cjk" if is_cjk_text(passage.text) else "other")
 
 
-def _tidy(table: Table) -> None:
+def _tidy(table: Table, update_index: bool = True) -> None:
     """Rewrite every fragment holding deleted rows, merge small fragments once there are a few,
     fold new rows into the indexes, and drop versions past the grace period. (LanceDB's own
     optimize() leaves deletions below 10% of a fragment, and rewrites a growing fragment on
@@ -144,7 +145,7 @@ def _tidy(table: Table) -> None:
         dataset.optimize.compact_files(target_rows_per_fragment=FRAGMENT_ROWS,
                                        materialize_deletions=True,
                                        materialize_deletions_threshold=0.0)
-    if dataset.describe_indices():
+    if update_index and dataset.describe_indices():
         dataset.optimize.optimize_indices()
     dataset.cleanup_old_versions(older_than=VERSION_GRACE)
     table.checkout_latest()
@@ -248,34 +249,48 @@ class VectorIndex:
         each table: built once it is large enough, new rows folded in, retrained when it has
         grown."""
         self._datasets.clear()
-        built = self._ann_state()
+        due = self.due_indexes()
         for name, table in self.tables.items():
-            rows = table.count_rows()
-            if rows >= ANN_MIN_ROWS and (name not in built or rows >= ANN_REBUILD_GROWTH * built[name]):
+            if name in due:
                 self._build_indexes(name)
             else:
                 _tidy(table)
 
-    def compact(self) -> None:
+    def due_indexes(self) -> list[str]:
+        """The tables whose ANN index is to be built now: large enough for one and without one,
+        or grown ANN_REBUILD_GROWTH times since it was trained."""
+        built = self._ann_state()
+        return [name for name, table in self.tables.items()
+                if (rows := table.count_rows()) >= ANN_MIN_ROWS
+                and (name not in built or rows >= ANN_REBUILD_GROWTH * built[name])]
+
+    def build(self, names: Sequence[str]) -> None:
+        """(Re)train the ANN index of these tables, without compacting them first: for a build
+        that holds AnnBuild but not the writer lock (indexer/ingest/ann_build.py)."""
+        self.refresh()  # from the latest version: Lance commits the index over later writes
+        for name in names:
+            self._build_indexes(name, tidy=False)
+
+    def compact(self, rebuilding: Sequence[str] = ()) -> None:
         """Merge small fragments and drop old versions only: for the middle of a long ingest,
-        where building the ANN index now would be thrown away by the next build."""
+        where building the ANN index now would be thrown away by the next build. Left to a
+        later write while an ANN build runs: its commit cannot follow a rewrite of the fragments
+        it read (indexer/stores/vector_build.py)."""
         self._datasets.clear()
-        for table in self.tables.values():
-            _tidy(table)
-
-    def build_indexes(self) -> None:
-        """(Re)train the ANN index of every table large enough for one."""
-        self._datasets.clear()
+        if ann_build_running(self.path):
+            log.debug("compaction of %s left for later: an ANN build is under way", self.path)
+            return
         for name, table in self.tables.items():
-            if table.count_rows() >= ANN_MIN_ROWS:
-                self._build_indexes(name)
+            # an index about to be trained again is not worth bringing up to date first
+            _tidy(table, update_index=name not in rebuilding)
 
-    def _build_indexes(self, name: str) -> None:
+    def _build_indexes(self, name: str, tidy: bool = True) -> None:
         from lancedb.index import Bitmap, BTree
 
         table = self.tables[name]
         rows = table.count_rows()
-        _tidy(table)  # compact first: fewer, larger files
+        if tidy:
+            _tidy(table)  # compact first: fewer, larger files
         existing = {index.name for index in table.list_indices()}
         for column, kind in SCALAR_INDEXES.items():
             if f"{column}_idx" not in existing:
