@@ -18,7 +18,8 @@ write path. The data dir should be empty or missing; it is filled as follows.
 - At the end `recall check --json` must be consistent.
 
 With `--memory` the server's anonymous and file-backed memory and its threads are reported per
-window too, with the slope of RSS and of anonymous memory after `--warmup` minutes. `--trace`
+window too, with the slope of RSS and of anonymous memory after `--warmup` minutes, and every
+`--warmup` minutes what glibc malloc and Arrow's pool hold (from inside the server). `--trace`
 also runs the server with RECALL_TRACEMALLOC (api/http/memory_trace.py): after the warm-up and
 every `--warmup` minutes it dumps a snapshot of its Python allocations and glibc malloc's
 arenas to the folder `<out>.tracemalloc` (beside --out, else beside the data dir); the report
@@ -112,10 +113,11 @@ def main() -> None:
     if args.arenas:
         server_env["MALLOC_ARENA_MAX"] = str(args.arenas)
     trace = trace_path(args)
-    if args.memory and args.trace:
+    if args.memory:  # without --trace, the allocators' figures only (no tracing cost)
         shutil.rmtree(trace, ignore_errors=True)
         server_env |= {"RECALL_TRACEMALLOC": str(trace),
-                       "RECALL_TRACEMALLOC_EVERY": str(round(args.warmup * 60))}
+                       "RECALL_TRACEMALLOC_EVERY": str(round(args.warmup * 60)),
+                       "RECALL_TRACEMALLOC_FRAMES": "5" if args.trace else "0"}
     staging = Path(tempfile.mkdtemp(prefix="recall-soak-"))
     for name, group in (("first", first), ("later", later)):
         (staging / name).mkdir()
@@ -141,7 +143,7 @@ def main() -> None:
     check = subprocess.run([sys.executable, "-m", "api.cli", "check", "--json"], check=False, cwd=ROOT,
                            env=env, capture_output=True, text=True)
     report["check"] = json.loads(check.stdout) if check.stdout.strip() else {"error": check.stderr}
-    if args.memory and args.trace:
+    if args.memory:
         report["tracemalloc"] = read_trace_folder(trace)
     print_report(report)
     if args.out:

@@ -75,9 +75,11 @@ def print_memory(report: dict) -> None:
         return
     for line in traces["dumps"]:
         malloc = line.get("malloc") or {}
+        arrow = line.get("arrow") or {}
         print(f"at {line['at_s'] / 60:.0f} min: Python heap traced {mb(line['traced_bytes'])} MB; "
               f"malloc {malloc.get('arenas')} arenas, {mb(malloc.get('system_bytes'))} MB from the "
-              f"system, {mb(malloc.get('free_bytes'))} MB of it free")
+              f"system, {mb(malloc.get('free_bytes'))} MB of it free; Arrow's pool "
+              f"({arrow.get('backend', '?')}) {mb(arrow.get('bytes'))} MB")
     if traces["top_growing"]:
         print(f"Python allocation sites that grew most from {traces['from_s'] / 60:.0f} to "
               f"{traces['to_s'] / 60:.0f} min (traced {traces['traced_mb_first']} -> "

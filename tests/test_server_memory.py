@@ -6,6 +6,7 @@ from __future__ import annotations
 import tracemalloc
 from pathlib import Path
 
+import pyarrow
 import pytest
 
 from api.http.allocator import arena_summary, limit_arenas
@@ -31,6 +32,24 @@ def test_the_snapshots_dumped_name_the_site_that_grew(tmp_path: Path) -> None:
     assert top["traceback"][-1].startswith(f"{__file__}:")
     assert top["size_diff_kb"] > 1900 and top["count_diff"] >= 2000
     assert len(kept) == 2000
+
+
+def test_without_frames_only_the_allocator_figures_are_written(tmp_path: Path) -> None:
+    """RECALL_TRACEMALLOC_FRAMES=0: no tracing, no snapshot; malloc's and Arrow's figures, the
+    latter counting what Arrow's pool holds now."""
+    if tracemalloc.is_tracing():
+        pytest.skip("another test traces")
+    assert start_from_env({"RECALL_TRACEMALLOC": str(tmp_path / "other"),
+                           "RECALL_TRACEMALLOC_FRAMES": "0", "RECALL_TRACEMALLOC_EVERY": "3600"})
+    assert not tracemalloc.is_tracing()
+    dump(tmp_path, 60)
+    held = pyarrow.array(range(1_000_000), type=pyarrow.int64())  # 8 MB from Arrow's pool
+    dump(tmp_path, 120)
+    report = read_trace_folder(tmp_path)
+    assert not list(tmp_path.glob("*.tracemalloc"))
+    first, last = (line["arrow"] for line in report["dumps"])
+    assert last["bytes"] - first["bytes"] >= 8_000_000 and last["backend"] == first["backend"]
+    assert len(held) == 1_000_000
 
 
 def test_a_folder_without_snapshots_reports_nothing(tmp_path: Path) -> None:
