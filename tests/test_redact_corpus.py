@@ -111,6 +111,20 @@ VENDOR_KINDS = {
     "r3_supabase_zh": "supabase_token", "r3_mapbox_secret": "mapbox_token",
     "r3_datadog_key_hex": "near_secret", "r3_cloudflare_token_zh": "near_secret",
     "r3b_password_reset_sentence": "password",
+    # batch 3c
+    "r3c_trello_token": "trello_token", "r3c_fireworks_export": "fireworks_key",
+    "r3c_together_alone": "together_key", "r3c_cerebras_json": "cerebras_key",
+    "r3c_okta_ssws_header": "okta_token", "r3c_clojars_alone": "clojars_token",
+    "r3c_octopus_api_key": "octopus_key", "r3c_linear_oauth": "linear_key",
+    "r3c_newrelic_insert_key": "newrelic_key", "r3c_braintree_config": "braintree_token",
+    "r3c_paddle_alone": "paddle_key", "r3c_elevenlabs_alone": "elevenlabs_key",
+    "r3c_asana_pat": "asana_token", "r3c_clickup_pat": "clickup_token",
+    "r3c_vercel_blob": "vercel_blob_token", "r3c_bedrock_api_key": "bedrock_key",
+    "r3c_dingtalk_sign_secret_zh": "dingtalk_secret", "r3c_wecom_webhook_zh": "chat_webhook",
+    "r3c_feishu_webhook_zh": "chat_webhook", "r3c_baidu_altak_pair_zh": "baidu_secret",
+    "r3c_siliconflow_zh": "siliconflow_key", "r3c_alibaba_sts_zh": "alibaba_sts_key",
+    "r3c_twilio_sk_markdown_row": "twilio_key", "r3c_discord_codeblock": "discord_token",
+    "r3c_twilio_pair_tuple": "twilio_auth_token",
 }
 
 

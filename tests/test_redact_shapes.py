@@ -91,6 +91,27 @@ SHAPES: dict[str, Callable[[int], str]] = {
     "terraform_token": lambda s: body(B62, 14, s) + ".atlasv1." + body(B62, 67, s),
     "alibaba_key": lambda s: "LTAI" + body(B62, 20, s),
     "tencent_key": lambda s: "AKID" + body(B62, 32, s),
+    # batch 3c
+    "trello_token": lambda s: "ATTA" + body(HEX, 64, s) + body(HEX.upper(), 8, s),
+    "fireworks_key": lambda s: "fw_" + body(B62, 24, s),
+    "together_key": lambda s: "tgp_v1_" + body(B64URL, 43, s),
+    "cerebras_key": lambda s: "csk-" + body(LOWER36, 48, s),
+    "clojars_token": lambda s: "CLOJARS_" + body(HEX, 60, s),
+    "octopus_key": lambda s: "API-" + body(UPPER36, 26, s),
+    "linear_key": lambda s: "lin_oauth_" + body(HEX, 64, s),
+    "newrelic_key": lambda s: "NRII-" + body(B64URL, 32, s),
+    "braintree_token": lambda s: "access_token$production$" + body(LOWER36, 16, s) + "$"
+    + body(HEX, 32, s),
+    "paddle_key": lambda s: "pdl_live_apikey_01" + body(LOWER36, 24, s) + "_" + body(B62, 22, s),
+    "elevenlabs_key": lambda s: "sk_" + body(HEX, 48, s),
+    "clickup_token": lambda s: "pk_" + body(string.digits, 8, s) + "_" + body(UPPER36, 32, s),
+    "vercel_blob_token": lambda s: "vercel_blob_rw_" + body(B62, 16, s) + "_" + body(B62, 30, s),
+    "bedrock_key": lambda s: "ABSKQmVkcm9ja0FQSUtleS" + body(B62 + "+/", 100, s),
+    "dingtalk_secret": lambda s: "SEC" + body(HEX, 64, s),
+    "siliconflow_key": lambda s: "sk-" + body(string.ascii_lowercase, 48, s),
+    "alibaba_sts_key": lambda s: "STS.N" + body(B62, 27, s),
+    "asana_token": lambda s: "2/" + body(string.digits, 16, s) + "/" + body(string.digits, 16, s)
+    + ":" + body(HEX, 32, s),
 }
 
 SENTENCES = [
@@ -154,6 +175,16 @@ def test_a_discord_token_alone_is_redacted_and_its_lookalikes_kept() -> None:
         assert redact_text(text) == (text, {}), text
 
 
+def test_secrets_after_their_scheme_or_in_a_robot_webhook_url_are_redacted() -> None:
+    okta = "00" + body(B64URL, 40, 5)
+    assert redact_text(f"Authorization: SSWS {okta}") == (
+        "Authorization: SSWS [REDACTED:okta_token]", {"okta_token": 1})
+    for url in ["https://qyapi.weixin.qq.com/cgi-bin/webhook/send?key=",
+                "https://open.feishu.cn/open-apis/bot/v2/hook/"]:
+        out, counts = redact_text(f"群机器人 {url}{uuid(6)}")
+        assert out == f"群机器人 {url}[REDACTED:chat_webhook]" and counts == {"chat_webhook": 1}
+
+
 def test_twilio_auth_token_after_its_account_sid_is_redacted() -> None:
     sid, token = SHAPES["twilio_sid"](1), body(HEX, 32, 2)
     out, counts = redact_text(f"curl -u {sid}:{token} https://api.twilio.test/")
@@ -169,7 +200,8 @@ def test_cloud_key_ids_take_their_secret_on_the_same_line() -> None:
     for kind, key_id, secret in [
             ("alibaba", SHAPES["alibaba_key"](1), body(B62, 30, 2)),
             ("tencent", SHAPES["tencent_key"](1), body(B62, 32, 2)),
-            ("volcengine", SHAPES["volcengine_key"](1), body(B62 + "+/", 60, 2))]:
+            ("volcengine", SHAPES["volcengine_key"](1), body(B62 + "+/", 60, 2)),
+            ("baidu", "ALTAK" + body(B62, 19, 1), body(HEX, 32, 2))]:
         out, _ = redact_text(f"{key_id} {secret}")
         assert out == f"[REDACTED:{kind}_key] [REDACTED:{kind}_secret]", kind
         plain = "a" * 30
@@ -262,6 +294,15 @@ def test_phrasings_near_them_that_hold_no_secret_are_kept(text: str) -> None:
     "the key point is internationalization_of_everything",
     "令牌桶的容量是 1000000000000000",
     "公钥指纹 " + RUN,
+    # batch 3c: keys public by design, ids named just before the run, Stripe object ids
+    "publishable key pk_live_51" + body(B62, 97, 35) + " goes in the browser bundle",
+    "reCAPTCHA site key 6Le" + body(B64URL, 37, 36) + " (public)",
+    "Mapbox public token pk.eyJ1Ijoi" + body(B62, 30, 37) + "." + body(B64URL, 22, 37),
+    "USDC token contract 0x" + body(HEX + "ABCDEF", 40, 38) + " on mainnet",
+    "zone id " + body(HEX, 32, 39) + " (not the API token)",
+    "Stripe request req_" + body(B62, 14, 40) + " failed: Invalid API Key provided",
+    "refund for charge ch_3" + body(B62, 23, 41) + "; the secret key was fine",
+    "复制这段淘口令 ￥" + body(B62, 11, 42) + "￥ 打开手机淘宝",
 ])
 def test_runs_near_a_credential_word_that_are_not_secrets_are_kept(text: str) -> None:
     assert redact_text(text) == (text, {})

@@ -234,7 +234,7 @@ _YAML_NEXT_LINE = re.compile(
     r"[ \t]*(?:[|>][-+]?[0-9]?)?[ \t]*\r?\n(?P=indent)[ \t]+[\"']?"
     r"(?P<v>[^\s\"'#]{1,512}+)(?<!:)[\"']?[ \t]*\r?$"  # (a value, not the next key)
 )
-_ZH_PASSWORD = "密码|密碼|口令|授权码|授權碼|通行码"
+_ZH_PASSWORD = "密码|密碼|(?<!淘)口令|授权码|授權碼|通行码"  # 淘口令: a shop's share code
 _ZH_TOKEN = "密钥|密鑰|秘钥|秘鑰|令牌|私钥|私鑰|凭证|凭据|憑證|访问码|token|Token|TOKEN"
 # "changed to": 口令改成 x, 密码换成了 x, 令牌更新为 x.
 _ZH_CHANGED_TO = "(?:改成|改为|改為|换成|換成|换为|設為|设为|设成|设置为|设置成|更新为|变成|變成)了?"

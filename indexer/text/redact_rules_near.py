@@ -47,16 +47,28 @@ _NAME_EQUALS = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]{0,63}=")  # a name= glued to
 _LONGEST = 200  # longer runs are blobs; longer token formats have rules of their own
 # Words between the credential word and the run that make the run something other than the
 # secret (a key's id or fingerprint, a commit, a public key, a count), in either language.
-_META = re.compile(
-    r"(?i)(?<![a-z])(?:ids?|hash(?:es)?|sha[0-9]*|md5|fingerprints?|checksums?|commits?|"
+_META_WORDS = (
+    r"(?<![a-z])(?:ids?|hash(?:es)?|sha[0-9]*|md5|fingerprints?|checksums?|commits?|"
     r"public|pub|counts?|lengths?|limits?|urls?|paths?|files?|names?|usernames?|users?|"
     r"emails?|accounts?|uuids?|nonces?|salts?|ivs?|seeds?|digests?|signatures?|versions?|"
     r"revisions?|blocks?|models?|vocab|embeddings?|tokenizers?)(?![a-z])"
     r"|编号|指纹|哈希|公钥|公鑰|账号|帐号|用户名|数量|长度|版本|提交")
+_META = re.compile(_META_WORDS, re.IGNORECASE)
+# A run right after such a word is what it names: "zone id X (not the API token)".
+_AFTER_META = re.compile(rf"(?:{_META_WORDS})[\s:=：＝#]*$", re.IGNORECASE)
+_META_REACH = 24  # characters before the run where that word is looked for
+# Keys that are public by design (a Stripe publishable key, a reCAPTCHA site key, a Mapbox
+# public token): the word before the credential word says so.
+_PUBLIC_QUALIFIER = re.compile(r"(?i)(?<![a-z])(?:site|publishable|public|pub)[ _-]?$")
 # Runs that are something else: UUIDs, lockfile integrity hashes, SSH public key bodies, paths.
 _NOT_A_SECRET = re.compile(
     r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
-    r"|(?:sha(?:1|256|384|512)|md5)[-:].*|AAAA.*", re.DOTALL)
+    r"|(?:sha(?:1|256|384|512)|md5)[-:].*|AAAA.*"
+    # Stripe's publishable keys and object ids (request, charge, customer, ...), Mapbox public
+    # tokens, Ethereum addresses: ids and keys meant to be seen
+    r"|pk_(?:live|test)_.*|pk\.eyJ.*|0x[0-9a-fA-F]{40}"
+    r"|(?:req|ch|py|cus|pi|pm|seti|sub|evt|prod|price|in|txn|acct|po|tr)_[A-Za-z0-9]{14,}",
+    re.DOTALL)
 _HEX = re.compile(r"[0-9a-fA-F]+")
 _FILE_NAME = re.compile(r"\.[a-z]{2,4}$")  # photo_8f3a2c.png
 # The parts of an identifier: words in any case (split at camelCase) and short numbers.
@@ -109,6 +121,8 @@ def _credential_word_near(text: str, start: int, end: int, shape: str) -> bool:
         return False
 
     def names_it(m: re.Match[str]) -> bool:
+        if _PUBLIC_QUALIFIER.search(m.string, max(0, m.start() - 12), m.start()):
+            return False
         if not _BARE_KEY.fullmatch(m.group()):
             return True
         # "key" alone: not a quoted name ("key": x), nor before a hash's length of hex (a GPG
@@ -149,6 +163,9 @@ def _near_secrets(text: str) -> Iterator[tuple[str, int, int]]:
             if _META.search(name.group()):  # trace_id=…, request_id=…
                 continue
             start = name.end()  # judge the value: "secret=" is a label, not part of it
+        line_start = text.rfind("\n", 0, start) + 1
+        if _AFTER_META.search(text, max(line_start, start - _META_REACH), start):
+            continue
         run = text[start:m.end()].rstrip(".")  # a sentence's full stop after the run
         if len(run) > _LONGEST or text.endswith(("base64,", "data:"), 0, start):
             continue  # a blob (an image, a file), not a token

@@ -42,6 +42,15 @@ def _hex(v: str) -> bool:
 _HEX_LETTER = re.compile("[a-fA-F]")
 
 
+def _upper_body(v: str, m: re.Match[str]) -> bool:
+    return _random_body(v, m) and bool(UPPER.search(v))
+
+
+def _many_letters(v: str, m: re.Match[str]) -> bool:
+    # 48 random letters hold 20 or so distinct ones; a word run together holds far fewer
+    return len(set(v)) >= 16
+
+
 # --- prefixed tokens -------------------------------------------------------------------------
 # (kind, regex, check, triggers): the prefix is the trigger unless it is too common a string.
 _PREFIXED: tuple[tuple[str, re.Pattern[str], Callable[[str, re.Match[str]], bool],
@@ -108,6 +117,40 @@ _PREFIXED: tuple[tuple[str, re.Pattern[str], Callable[[str, re.Match[str]], bool
                           before="A-Za-z0-9_.-"), _random_body, ("sk.eyJ",)),
     ("baidu_key", _tok(("ALTAK-",), rf"[{_B62}]{{15,}}+/[0-9a-f]{{40}}{_END}",
                        before="A-Za-z0-9_-"), _random_body, ("ALTAK-",)),
+    ("trello_token", _tok(("ATTA",), r"[0-9a-fA-F]{64,72}" + _END), _hex_body, ("ATTA",)),
+    ("fireworks_key", _tok(("fw_",), rf"[{_B62}]{{24}}{_END}"), _mixed_body, ("fw_",)),
+    ("together_key", _tok(("tgp_v1_",), rf"[{_B64URL}]{{43}}{_END}"), _random_body,
+     ("tgp_v1_",)),
+    ("cerebras_key", _tok(("csk-",), r"[a-z0-9]{48}" + _END, before="A-Za-z0-9_-"),
+     _random_body, ("csk-",)),
+    ("clojars_token", _tok(("CLOJARS_",), r"[0-9a-f]{60}" + _END), _hex_body, ("CLOJARS_",)),
+    ("octopus_key", _tok(("API-",), r"[A-Z0-9]{25,32}" + _END, before="A-Za-z0-9_-"),
+     _upper_body, ("API-",)),
+    ("linear_key", _tok(("lin_oauth_",), r"[0-9a-f]{64}" + _END), _hex_body, ("lin_oauth_",)),
+    ("newrelic_key", _tok(("NRII-",), rf"[{_B64URL}]{{32}}{_END}", before="A-Za-z0-9_-"),
+     _random_body, ("NRII-",)),
+    ("braintree_token", _tok(("access_token$production$", "access_token$sandbox$"),
+                             r"[0-9a-z]{16}\$[0-9a-f]{32}" + _END), _random_body,
+     ("access_token$",)),
+    ("paddle_key", _tok(("pdl_live_apikey_", "pdl_sdbx_apikey_"), rf"[{_B64URL}]{{40,}}+"),
+     _random_body, ("_apikey_",)),
+    ("elevenlabs_key", _tok(("sk_",), r"[0-9a-f]{48}" + _END), _hex_body, ("sk_",)),
+    ("clickup_token", _tok(("pk_",), r"[0-9]{6,10}_[A-Z0-9]{32}" + _END), _random_body,
+     ("pk_",)),
+    ("vercel_blob_token", _tok(("vercel_blob_rw_",), rf"[{_B62}]{{16}}_[{_B62}]{{30,}}+{_END}"),
+     _random_body, ("vercel_blob_rw_",)),
+    # Amazon Bedrock API keys: long-term ones are ABSK + base64 of "BedrockAPIKey-…".
+    ("bedrock_key", _tok(("ABSKQmVkcm9ja0FQSUtleS", "bedrock-api-key-"),
+                         r"[A-Za-z0-9+/]{80,}+={0,2}", before="A-Za-z0-9_-"), _random_body,
+     ("ABSKQmVkcm9ja0FQSUtleS", "bedrock-api-key-")),
+    # DingTalk (钉钉) robot signing secrets.
+    ("dingtalk_secret", _tok(("SEC",), r"[0-9a-f]{64}" + _END), _hex_body, ("SEC",)),
+    # SiliconFlow (硅基流动) keys: sk- and 48 lower-case letters, many distinct ones.
+    ("siliconflow_key", _tok(("sk-",), r"[a-z]{48}" + _END, before="A-Za-z0-9_-"),
+     _many_letters, ("sk-",)),
+    # Alibaba Cloud STS temporary AccessKey ids (STS.N…), as AWS's ASIA ids.
+    ("alibaba_sts_key", _tok(("STS.",), rf"[{_B62}]{{20,40}}{_END}", before="A-Za-z0-9_.-"),
+     _mixed_body, ("STS.",)),
     # Meta (Facebook, Instagram) access tokens: EAA, an app letter, a long base62 body; Square's
     # EAAA tokens are named by their own rule first.
     ("meta_access_token", _tok(("EAA",), rf"[{_B62}]{{100,}}+"), _mixed_body, ("EAA",)),
@@ -131,6 +174,17 @@ _TERRAFORM = re.compile(r"(?<![A-Za-z0-9])[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=
 # Microsoft Teams incoming webhooks: the ids and the secret after /webhookb2/.
 _TEAMS_WEBHOOK = re.compile(
     r"webhook\.office\.com/webhookb2/(?P<v>[A-Za-z0-9@/_-]{40,}+)")
+
+# Okta API tokens after their scheme: "Authorization: SSWS 00…".
+_OKTA = re.compile(rf"SSWS[ \t]+(?P<v>00[{_B64URL}]{{40}}){_END}")
+# Chat robots' webhooks (WeCom 企业微信, Feishu/Lark 飞书): the key in the URL is the secret.
+_UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
+_CHAT_WEBHOOK = re.compile(
+    r"(?:qyapi\.weixin\.qq\.com/cgi-bin/webhook/send\?key=|"
+    rf"open\.(?:feishu\.cn|larksuite\.com)/open-apis/bot/v2/hook/)(?P<v>{_UUID})")
+# Asana personal access tokens: 0/, 1/ or 2/, the user's (and app's) ids, ":", 32 hex.
+_ASANA = re.compile(r"(?<![A-Za-z0-9_/.])[012]/[0-9]{10,20}(?:/[0-9]{10,20})?:"
+                    r"(?P<secret>[0-9a-f]{32})" + _END)  # no group v: the whole token goes
 
 
 # --- a key id, then its secret on the same line ------------------------------------------------
@@ -175,6 +229,9 @@ _VOLCENGINE_ID = re.compile(_word("AKLT", before="A-Za-z0-9_") + r"(?P<v>[A-Za-z
 # Tencent Cloud (腾讯云) SecretId and its 32-character SecretKey.
 _TENCENT_ID = re.compile(_word("AKID", before="A-Za-z0-9_") + rf"(?P<v>[{_B62}]{{32}}){_END}")
 
+# Baidu AI Cloud (百度智能云) AccessKey (ALTAK…) and its 32-hex SecretKey.
+_BAIDU_ID = re.compile(_word("ALTAK", before="A-Za-z0-9_") + rf"(?P<v>[{_B62}]{{15,30}}){_END}")
+
 
 SHAPE_RULES: tuple[Rule, ...] = (
     *(Rule(kind, Token(pattern, check), triggers=triggers)
@@ -184,6 +241,11 @@ SHAPE_RULES: tuple[Rule, ...] = (
     Rule("deepl_key", Value(_DEEPL), triggers=(":fx",)),
     Rule("terraform_token", Value(_TERRAFORM), triggers=(".atlasv1.",)),
     Rule("teams_webhook", Value(_TEAMS_WEBHOOK), triggers=("webhook.office.com",)),
+    Rule("okta_token", Value(_OKTA, _mixed_body), triggers=("SSWS",)),
+    Rule("chat_webhook", Value(_CHAT_WEBHOOK, _hex_body),
+         triggers=("/webhook/send?key=", "/bot/v2/hook/")),
+    Rule("asana_token", Value(_ASANA, lambda v, m: _hex(m.group("secret"))),
+         triggers=("0/", "1/", "2/")),
     Rule("twilio_sid", _paired("twilio_sid", _TWILIO_SID, "twilio_auth_token",
                                _standalone("[0-9a-f]{32}"), _hex), triggers=("AC",)),
     Rule("alibaba_key", _paired("alibaba_key", _ALIBABA_ID, "alibaba_secret",
@@ -193,4 +255,6 @@ SHAPE_RULES: tuple[Rule, ...] = (
          triggers=("AKLT",)),
     Rule("tencent_key", _paired("tencent_key", _TENCENT_ID, "tencent_secret",
                                 _standalone(f"[{_B62}]{{32}}"), _mixed), triggers=("AKID",)),
+    Rule("baidu_key", _paired("baidu_key", _BAIDU_ID, "baidu_secret",
+                              _standalone("[0-9a-f]{32}"), _hex), triggers=("ALTAK",)),
 )
