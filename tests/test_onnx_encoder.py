@@ -92,6 +92,16 @@ def test_queries_and_passages_agree_with_the_fp32_model(reference, e5_onnx_dir: 
     assert float(alone[0] @ passages[0]) > 0.995
 
 
+def test_the_arena_is_off_unless_asked_for_and_vectors_do_not_depend_on_it(
+        e5_onnx_dir: Path) -> None:
+    """onnxruntime's CPU arena keeps the peak of every run: a server's memory crept up with it."""
+    texts = example_texts()[:8]
+    plain, pooled = OnnxEncoder(e5_onnx_dir), OnnxEncoder(e5_onnx_dir, arena=True)
+    assert plain._open()[0].get_session_options().enable_cpu_mem_arena is False
+    assert pooled._open()[0].get_session_options().enable_cpu_mem_arena is True
+    np.testing.assert_array_equal(plain.encode(texts, "passage: "), pooled.encode(texts, "passage: "))
+
+
 def test_tokens_match_the_transformers_tokenizer(e5_dir: Path, e5_onnx_dir: Path) -> None:
     from tokenizers import Tokenizer
 

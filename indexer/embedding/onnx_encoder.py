@@ -28,9 +28,13 @@ CONFIG_NAME = "encoder.json"  # dim, max_length, prompts, the tokenizer's specia
 class OnnxEncoder:
     """Mean-pooled, L2-normalized embeddings from an exported folder; opened on first use."""
 
-    def __init__(self, folder: Path, *, threads: int = 1) -> None:
+    def __init__(self, folder: Path, *, threads: int = 1, arena: bool = False) -> None:
         self.folder = Path(folder)
         self.threads = threads  # 0: onnxruntime's default, one per physical core
+        # onnxruntime's CPU arena keeps the most memory its largest run ever needed, and grows
+        # into more each time a longer batch comes: a server's memory crept up for hours (the
+        # soak, docs/reliability.md). Without it the buffers go back to malloc after each run.
+        self.arena = arena
         config = json.loads((self.folder / CONFIG_NAME).read_text(encoding="utf-8"))
         self.dim: int = int(config["dim"])
         self.max_length: int = int(config["max_length"])
@@ -59,6 +63,7 @@ class OnnxEncoder:
                 options = onnxruntime.SessionOptions()
                 options.intra_op_num_threads = self.threads
                 options.inter_op_num_threads = 1
+                options.enable_cpu_mem_arena = self.arena
                 # the saved graph is optimized already: opening it skips that work
                 options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_DISABLE_ALL
                 options.log_severity_level = 3  # errors only
