@@ -2,7 +2,10 @@
 memory a long-running process keeps, and what each run costs.
 
     python benchmarks/onnx_arena.py --bench ../shared/bench --model-cache /tmp/models \
-        [--rounds 120] [--queries 300] [--json out.json]
+        [--rounds 60] [--queries 300] [--batches 30] [--json out.json]
+
+Sides: the arena kept (onnxruntime's default), "shrunk" (given back after each run: recall's
+default), and off.
 
 - Memory: one child process per side runs the same seeded stream, as a server does: a thread
   embedding LoCoMo questions one by one without pause, and writes of LoCoMo messages (mostly 1-4,
@@ -30,7 +33,7 @@ sys.path.insert(0, str(ROOT))
 from indexer.embedding.embedders import load_embedder
 from indexer.embedding.onnx_encoder import OnnxEncoder
 
-SIDES = {"arena": True, "no arena": False}
+SIDES = ("kept", "shrunk", "off")  # onnxruntime's default; given back after each run; none
 
 
 def locomo(bench: Path) -> tuple[list[str], list[str]]:
@@ -64,8 +67,8 @@ def writes(texts: list[str], rounds: int) -> list[list[str]]:
 def child(args: argparse.Namespace) -> None:
     """One side's memory under the stream; prints one JSON line."""
     folder = args.folder
-    queries = OnnxEncoder(folder, threads=1, arena=args.child == "arena")
-    bulk = OnnxEncoder(folder, threads=0, arena=args.child == "arena")
+    queries = OnnxEncoder(folder, threads=1, arena=args.child)
+    bulk = OnnxEncoder(folder, threads=0, arena=args.child)
     texts, questions = locomo(args.bench)
     stream = writes(texts, args.rounds)
     stop = threading.Event()
@@ -91,9 +94,9 @@ def child(args: argparse.Namespace) -> None:
 
 def memory(args: argparse.Namespace) -> dict[str, dict]:
     out = {}
-    for side, flag in (("arena", "arena"), ("no arena", "none")):
+    for side in SIDES:
         began = time.monotonic()
-        done = subprocess.run([sys.executable, __file__, "--child", flag, "--folder", str(args.folder),
+        done = subprocess.run([sys.executable, __file__, "--child", side, "--folder", str(args.folder),
                                "--bench", str(args.bench), "--rounds", str(args.rounds)],
                               capture_output=True, text=True, check=True)
         out[side] = json.loads(done.stdout.strip().splitlines()[-1])
@@ -103,20 +106,19 @@ def memory(args: argparse.Namespace) -> dict[str, dict]:
 
 def speed(args: argparse.Namespace) -> dict[str, dict]:
     texts, questions = locomo(args.bench)
-    encoders = {side: OnnxEncoder(args.folder, threads=1, arena=flag) for side, flag in SIDES.items()}
+    encoders = {side: OnnxEncoder(args.folder, threads=1, arena=side) for side in SIDES}
     timings: dict[str, dict[str, list[float]]] = {side: {"wall": [], "cpu": [], "passages": []}
                                                   for side in SIDES}
     for encoder in encoders.values():
         encoder.encode(questions[:5], prompt="query: ")  # opened and warm
     for i, question in enumerate(questions[:args.queries]):
-        order = list(SIDES) if i % 2 == 0 else list(reversed(SIDES))
-        for side in order:
+        for side in SIDES[i % 3:] + SIDES[:i % 3]:  # each side first in turn
             wall, cpu = time.perf_counter(), time.thread_time()
             encoders[side].encode([question], prompt="query: ")
             timings[side]["wall"].append((time.perf_counter() - wall) * 1000)
             timings[side]["cpu"].append((time.thread_time() - cpu) * 1000)
-    for i in range(0, 32 * 20, 32):
-        for side in (list(SIDES) if i % 64 == 0 else list(reversed(SIDES))):
+    for n, i in enumerate(range(0, 32 * args.batches, 32)):
+        for side in SIDES[n % 3:] + SIDES[:n % 3]:
             began = time.thread_time()
             encoders[side].encode(texts[i:i + 32], prompt="passage: ")
             timings[side]["passages"].append(32 / (time.thread_time() - began))
@@ -131,9 +133,10 @@ def main() -> None:
     parser.add_argument("--bench", type=Path, required=True)
     parser.add_argument("--model-cache", type=Path)
     parser.add_argument("--folder", type=Path, help=argparse.SUPPRESS)
-    parser.add_argument("--child", choices=["arena", "none"], help=argparse.SUPPRESS)
-    parser.add_argument("--rounds", type=int, default=120)
+    parser.add_argument("--child", choices=SIDES, help=argparse.SUPPRESS)
+    parser.add_argument("--rounds", type=int, default=60)
     parser.add_argument("--queries", type=int, default=300)
+    parser.add_argument("--batches", type=int, default=30, help="passage batches of 32 per side")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
     if args.child:

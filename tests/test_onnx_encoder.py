@@ -92,14 +92,19 @@ def test_queries_and_passages_agree_with_the_fp32_model(reference, e5_onnx_dir: 
     assert float(alone[0] @ passages[0]) > 0.995
 
 
-def test_the_arena_is_off_unless_asked_for_and_vectors_do_not_depend_on_it(
+def test_the_arena_is_given_back_after_each_run_and_vectors_do_not_depend_on_it(
         e5_onnx_dir: Path) -> None:
-    """onnxruntime's CPU arena keeps the peak of every run: a server's memory crept up with it."""
+    """onnxruntime's CPU arena kept the peak of every run: a server's memory crept up with it."""
     texts = example_texts()[:8]
-    plain, pooled = OnnxEncoder(e5_onnx_dir), OnnxEncoder(e5_onnx_dir, arena=True)
-    assert plain._open()[0].get_session_options().enable_cpu_mem_arena is False
-    assert pooled._open()[0].get_session_options().enable_cpu_mem_arena is True
-    np.testing.assert_array_equal(plain.encode(texts, "passage: "), pooled.encode(texts, "passage: "))
+    encoders = {arena: OnnxEncoder(e5_onnx_dir, arena=arena) for arena in ("shrunk", "kept", "off")}
+    assert OnnxEncoder(e5_onnx_dir).arena == "shrunk"
+    for arena, encoder in encoders.items():
+        options = encoder._open()[0].get_session_options()
+        assert options.enable_cpu_mem_arena is (arena != "off")
+        assert (encoder._run_options is not None) is (arena == "shrunk")
+    vectors = [encoder.encode(texts, "passage: ") for encoder in encoders.values()]
+    np.testing.assert_array_equal(vectors[0], vectors[1])
+    np.testing.assert_array_equal(vectors[0], vectors[2])
 
 
 def test_tokens_match_the_transformers_tokenizer(e5_dir: Path, e5_onnx_dir: Path) -> None:

@@ -8,7 +8,7 @@ import json
 import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
@@ -24,17 +24,21 @@ WEIGHTS_NAME = "model.onnx.data"  # its weights, beside it so that onnxruntime m
 TOKENIZER_NAME = "tokenizer.model"  # SentencePiece
 CONFIG_NAME = "encoder.json"  # dim, max_length, prompts, the tokenizer's special ids
 
+Arena = Literal["shrunk", "kept", "off"]
+
 
 class OnnxEncoder:
     """Mean-pooled, L2-normalized embeddings from an exported folder; opened on first use."""
 
-    def __init__(self, folder: Path, *, threads: int = 1, arena: bool = False) -> None:
+    def __init__(self, folder: Path, *, threads: int = 1, arena: Arena = "shrunk") -> None:
         self.folder = Path(folder)
         self.threads = threads  # 0: onnxruntime's default, one per physical core
         # onnxruntime's CPU arena keeps the most memory its largest run ever needed, and grows
         # into more each time a longer batch comes: a server's memory crept up for hours (the
-        # soak, docs/reliability.md). Without it the buffers go back to malloc after each run.
+        # soak, docs/reliability.md). "shrunk" gives it back after each run, keeping the arena
+        # within a run (benchmarks/onnx_arena.py); "kept" is onnxruntime's default.
         self.arena = arena
+        self._run_options: onnxruntime.RunOptions | None = None
         config = json.loads((self.folder / CONFIG_NAME).read_text(encoding="utf-8"))
         self.dim: int = int(config["dim"])
         self.max_length: int = int(config["max_length"])
@@ -63,7 +67,11 @@ class OnnxEncoder:
                 options = onnxruntime.SessionOptions()
                 options.intra_op_num_threads = self.threads
                 options.inter_op_num_threads = 1
-                options.enable_cpu_mem_arena = self.arena
+                options.enable_cpu_mem_arena = self.arena != "off"
+                if self.arena == "shrunk":
+                    self._run_options = onnxruntime.RunOptions()
+                    self._run_options.add_run_config_entry(
+                        "memory.enable_memory_arena_shrinkage", "cpu:0")
                 # the saved graph is optimized already: opening it skips that work
                 options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_DISABLE_ALL
                 options.log_severity_level = 3  # errors only
@@ -110,7 +118,7 @@ class OnnxEncoder:
         for row, tokens in enumerate(batch):
             ids[row, :len(tokens)] = tokens
             mask[row, :len(tokens)] = 1
-        hidden = session.run(None, {"input_ids": ids, "attention_mask": mask})[0]
+        hidden = session.run(None, {"input_ids": ids, "attention_mask": mask}, self._run_options)[0]
         summed = np.einsum("bsh,bs->bh", hidden, mask.astype(hidden.dtype))
         pooled = summed / mask.sum(axis=1, keepdims=True).astype(hidden.dtype)
         norms = np.linalg.norm(pooled, axis=1, keepdims=True)
