@@ -183,15 +183,28 @@ def interrupted(home: Path, click_cli: str) -> tuple[int, bytes, bytes]:
         (home / "server.json").write_text(json.dumps(
             ServerFile(os.getpid(), url, "hash", "s").as_dict()))  # this test process: alive
         os.chmod(home / "server.json", 0o600)
-        proc = subprocess.Popen([str(RECALL), "search", "升级"], cwd=ROOT,
+        # Ctrl-C's SIGINT as a terminal delivers it: a shell without job control starts
+        # background jobs with SIGINT ignored, and Python then never raises KeyboardInterrupt
+        proc = subprocess.Popen([sys.executable, "-c", _WITH_DEFAULT_SIGINT, str(RECALL),
+                                 "search", "升级"], cwd=ROOT,
                                 env=environment(home, RECALL_FULL_CLI=click_cli),
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        silent.settimeout(60)
-        connection, _ = silent.accept()  # the request is on its way: the client waits
-        proc.send_signal(signal.SIGINT)
-        out, err = proc.communicate(timeout=60)
-        connection.close()
+        try:
+            silent.settimeout(60)
+            connection, _ = silent.accept()  # the request is on its way: the client waits
+            proc.send_signal(signal.SIGINT)
+            out, err = proc.communicate(timeout=60)
+            connection.close()
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.communicate()
     return proc.returncode, out, err
+
+
+# exec keeps a signal's default disposition (an ignored one stays ignored)
+_WITH_DEFAULT_SIGINT = ("import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); "
+                        "os.execv(sys.argv[1], sys.argv[1:])")
 
 
 def test_ctrl_c_while_the_server_thinks_ends_as_with_the_click_cli(tmp_path: Path) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import stat
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -253,18 +254,24 @@ def test_refused_requests_are_rate_limited_and_cost_the_log_two_lines_a_minute(
     service.index([EXAMPLES])
     statuses = []
     with TestClient(create_app(service.settings, service), base_url=LOCAL) as client:
+        started = time.monotonic()
         for n in range(200):
             answer = client.get("/v1/sessions/" + "a" * 20_000 + str(n),
                                 headers={"Authorization": "Bearer guess-" + str(n)})
             statuses.append(answer.status_code)
+        elapsed = time.monotonic() - started
         # a client over its budget of refusals may still send what is not refused
         assert client.get("/v1/stats", headers={"Authorization": "Bearer the-token"}
                           ).status_code == 200
     assert statuses[:20] == [401] * 20
-    assert set(statuses[20:]) == {429}
+    # the budget refills at 20 a minute, one refusal every 3 s: a slow (busy) machine may
+    # earn a few more real answers during the loop, never more than that
+    refilled = statuses[20:].count(401)
+    assert set(statuses[20:]) <= {401, 429}
+    assert refilled <= int(elapsed * 20 / 60) + 1
     # the first refusal of each status, then at shutdown the count of the rest of each
     lines = [(line["outcome"], line["count"]) for line in _audit(home)]
-    assert lines == [("401", 1), ("429", 1), ("401", 19), ("429", 179)]
+    assert lines == [("401", 1), ("429", 1), ("401", 19 + refilled), ("429", 179 - refilled)]
     assert (home / "audit.jsonl").stat().st_size < 4_000
 
 
