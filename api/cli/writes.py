@@ -4,7 +4,7 @@
     @click.command()
     def index(...): ...
 
-Every command is `@writes` or `@reads` (tests/test_cli_declarations.py finds any that is
+Every command is `@writes` or `@reads` (tests/test_declarations.py finds any that is
 neither). A writing command notes how the tenant's data directory looks before it runs; when it
 ends, the group gives it an audit line if it changed anything or failed trying (a dry run or a
 listing writes nothing and gets none), and, with RECALL_STORE set, publishes what changed.
