@@ -12,14 +12,26 @@ import click
 import pytest
 from litestar import Litestar, get
 from litestar.routes import HTTPRoute
+from mcp.types import ToolAnnotations
 
 from api import RecallService, Settings
 from api.cli.main import cli
 from api.cli.writes import declared
 from api.http import create_app
 from api.http.scopes import check_declared, declared_scope
-from api.mcp.results import TOOL_SCOPES
+from api.mcp import server as server_module
+from api.mcp.results import (
+    DELETES,
+    READS,
+    TOOL_SCOPES,
+    WRITES,
+    WRITES_IDEMPOTENT,
+    scope_of,
+    tool_result,
+)
 from api.mcp.server import build_mcp
+from api.mcp.sessions import Deleted
+from api.mcp.todos import add_todo_tools
 from indexer import HashEmbedder
 from indexer.stores.audit import AuditLog
 from indexer.stores.layout import DataDir
@@ -72,6 +84,45 @@ def test_every_mcp_tool_declares_what_it_does(tmp_path: Path) -> None:
         name for name, tool in tools.items() if tool.annotations is None)
     assert set(tools) <= set(TOOL_SCOPES)
     assert TOOL_SCOPES["delete_session"] == "admin" and TOOL_SCOPES["search_archive"] == "read"
+
+
+def test_an_mcp_tool_without_a_declared_scope_is_refused_not_read(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # annotations that declare nothing are no scope, never "read"
+    for nothing in (None, ToolAnnotations(), ToolAnnotations(open_world_hint=False)):
+        with pytest.raises(ValueError, match="declare no scope"):
+            scope_of(nothing)
+    assert [scope_of(a) for a in (READS, WRITES, WRITES_IDEMPOTENT, DELETES)] == [
+        "read", "write", "write", "admin"]
+
+    # at build time: a tool without annotations, or registered under another name
+    service = RecallService(Settings(home=tmp_path, embedder="hash"), embedder=HashEmbedder())
+
+    def with_tool(name: str | None, annotations: ToolAnnotations | None):  # type: ignore[no-untyped-def]
+        def add(server, service):  # type: ignore[no-untyped-def]
+            add_todo_tools(server, service)
+
+            @server.tool(name=name, annotations=annotations)
+            @tool_result
+            def stray_tool() -> Deleted:
+                return Deleted(session_id="x", deleted=False)
+        return add
+
+    monkeypatch.setattr(server_module, "add_todo_tools", with_tool(None, None))
+    with pytest.raises(RuntimeError, match="'stray_tool': annotations declare no scope"):
+        build_mcp(service)
+    monkeypatch.setattr(server_module, "add_todo_tools", with_tool("renamed", READS))
+    with pytest.raises(RuntimeError, match="'renamed' is registered under a name other"):
+        build_mcp(service)
+
+    # at call time: a tool whose scope was never recorded is refused, over stdio too
+    @tool_result
+    def never_built() -> Deleted:
+        return Deleted(session_id="x", deleted=True)
+
+    answer = never_built()
+    assert answer.is_error and answer.structured_content is None
+    assert answer.content[0].text == "never_built declares no scope: refused"  # type: ignore[union-attr]
 
 
 def test_audit_secrets_apply_is_a_writing_command_with_its_audit_line(

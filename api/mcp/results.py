@@ -29,13 +29,20 @@ DELETES = ToolAnnotations(destructive_hint=True, idempotent_hint=False, open_wor
 
 P = ParamSpec("P")
 
-# tool name -> the token scope it needs (build_mcp fills it from each tool's annotations)
+# tool name -> the token scope it needs (build_mcp fills it from each tool's annotations; a
+# tool missing from it is refused, never taken for a reading one)
 TOOL_SCOPES: dict[str, str] = {}
 
 
 def scope_of(annotations: ToolAnnotations | None) -> str:
-    if annotations is None or annotations.read_only_hint:
+    """The scope a tool's annotations declare: READS "read", WRITES "write", DELETES "admin".
+    Annotations that declare neither reading nor whether it destroys (none at all, or an empty
+    ToolAnnotations) are refused with a ValueError: build_mcp does not start with such a tool."""
+    if annotations is not None and annotations.read_only_hint:
         return "read"
+    if annotations is None or annotations.destructive_hint is None:
+        raise ValueError("annotations declare no scope: use READS, WRITES, WRITES_IDEMPOTENT "
+                         "or DELETES (api/mcp/results.py)")
     return "admin" if annotations.destructive_hint else "write"
 
 
@@ -66,7 +73,10 @@ def tool_result(fn: Callable[P, msgspec.Struct]) -> Callable[P, CallToolResult]:
     @functools.wraps(fn)  # keeps the signature and annotations the SDK builds schemas from
     def call(*args: P.args, **kwargs: P.kwargs) -> CallToolResult:
         principal = CURRENT_PRINCIPAL.get()  # None over stdio: the user's own process
-        needed = TOOL_SCOPES.get(fn.__name__, "read")
+        needed = TOOL_SCOPES.get(fn.__name__)
+        if needed is None:  # not built by build_mcp, or under another name: refused, not read
+            _audit(principal, fn.__name__, kwargs, "denied", "undeclared")
+            return _error(f"{fn.__name__} declares no scope: refused")
         if principal is not None and not scope_covers(principal.scope, needed):
             _audit(principal, fn.__name__, kwargs, "denied", needed)
             return _error(f"token {principal.name!r} has scope {principal.scope}; "

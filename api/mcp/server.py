@@ -54,7 +54,15 @@ def build_mcp(service: RecallService) -> MCPServer:
     add_live_tools(server, service)
     add_todo_tools(server, service)
     for tool in server._tool_manager.list_tools():
-        TOOL_SCOPES[tool.name] = scope_of(tool.annotations)
+        # tool_result looks the scope up by its function's name: a tool registered under another
+        # name, or one whose annotations declare no scope, is refused here, at build time
+        if getattr(tool.fn, "__name__", None) != tool.name:
+            raise RuntimeError(f"MCP tool {tool.name!r} is registered under a name other than "
+                               "its function's; its scope could not be checked")
+        try:
+            TOOL_SCOPES[tool.name] = scope_of(tool.annotations)
+        except ValueError as exc:
+            raise RuntimeError(f"MCP tool {tool.name!r}: {exc}") from None
         if service.replica_of and TOOL_SCOPES[tool.name] != "read":
             server.remove_tool(tool.name)  # a read-only replica offers the reading tools only
     return server
