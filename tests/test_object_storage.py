@@ -2,7 +2,8 @@
 (tests/s3.py): a writer publishes to a bucket; `recall serve --from` in another process, with
 its own data directory, follows it (vectors read in place), sees new writes, goes through a
 reindex without an error or a mixed answer, and refuses writes; one writer holds the lease;
-delete and purge leave no object holding the deleted text."""
+delete and purge leave no object holding the deleted text; `audit-secrets --apply` publishes the
+re-redacted copy."""
 
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ from api.cli import main
 from api.service.remote import Publishing
 from indexer.remote.lease import WriterLease
 from indexer.remote.objects import ObjectStore, S3Config
+from indexer.stores.audit import AuditLog
 from indexer.stores.layout import DataDir
 from models import WriterBusy
 
@@ -301,3 +303,36 @@ def test_each_tenant_is_published_and_followed_apart(
     assert store.folders("tenants/") == ("beta", "delta", "gamma")  # delta: the lease only
     assert store.get("tenants/gamma/CURRENT.json") is not None
     assert store.get("tenants/delta/CURRENT.json") is None
+
+
+def test_audit_secrets_apply_publishes_the_redacted_copy_and_is_audited(
+        tmp_path: Path, writer: Callable[..., int], store_env: dict[str, str],
+        s3_server: S3Server, capsys: pytest.CaptureFixture[str]) -> None:
+    """A secret older rules let through, already published: a dry run publishes nothing and
+    writes no audit line; --apply re-redacts it, publishes (so a replica stops serving the
+    unredacted copy) and writes its audit line."""
+    secret = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+    assert writer("index", EXAMPLES) == 0
+    home = DataDir(tmp_path / "writer")
+    stored = next(home.root.glob("archive/sessions/*/*.json"))
+    record = json.loads(stored.read_text())
+    record["messages"][0]["content"] += f" token {secret}"
+    stored.write_text(json.dumps(record))
+    assert writer("publish") == 0
+    bucket = store_env["RECALL_STORE"].split("/")[2]
+    assert _objects_with(s3_server, bucket, secret), "published: the secret is in the bucket"
+    capsys.readouterr()
+
+    assert writer("audit-secrets") == 0  # a dry run: nothing written, published or audited
+    assert "published" not in capsys.readouterr().err
+    assert _objects_with(s3_server, bucket, secret)
+    assert not [e for e in AuditLog(home).entries() if e.action == "cli audit-secrets"]
+
+    assert writer("audit-secrets", "--apply") == 0
+    assert "recall: published #" in capsys.readouterr().err
+    assert secret not in stored.read_text()
+    assert _objects_with(s3_server, bucket, secret) == []
+    assert _objects_with(s3_server, bucket, "[REDACTED:github_token]"), \
+        "the redacted copy is published"
+    assert [e.outcome for e in AuditLog(home).entries() if e.action == "cli audit-secrets"] == [
+        "ok"]
