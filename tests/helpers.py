@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
@@ -79,6 +81,26 @@ TASKS = {
         {"role": "user", "content": "记得把数据库备份脚本交给运维。", "time": "2026-03-10T09:02:00+08:00"},
     ],
 }
+
+
+# a key of a JSON object recall sends: snake_case, never camelCase (the archive's files keep
+# camelCase on disk; nothing recall answers does)
+CAMEL = re.compile(r"^[a-z][a-z0-9]*[A-Z]")
+
+
+def json_keys(value: Any) -> Iterator[str]:
+    """Every key of every object in a decoded JSON value."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield key
+            yield from json_keys(item)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            yield from json_keys(item)
+
+
+def camel_keys(value: Any) -> list[str]:
+    return sorted({key for key in json_keys(value) if CAMEL.match(key)})
 
 
 def make_service(home: Path) -> RecallService:

@@ -28,7 +28,7 @@ from indexer.stores.audit import AuditLog
 from indexer.stores.layout import DataDir
 from models import WriterBusy
 
-from .helpers import EXAMPLES, SESSIONS, serve
+from .helpers import EXAMPLES, SESSIONS, camel_keys, serve
 from .s3 import S3Server
 
 pytestmark = pytest.mark.xdist_group("s3")
@@ -318,10 +318,12 @@ def test_audit_secrets_apply_publishes_the_redacted_copy_and_is_audited(
     record = json.loads(stored.read_text())
     record["messages"][0]["content"] += f" token {secret}"
     stored.write_text(json.dumps(record))
-    assert writer("publish") == 0
+    capsys.readouterr()
+    assert writer("publish", "--json") == 0
+    published = json.loads(capsys.readouterr().out)  # snake_case, as every answer (test_interfaces)
+    assert published and camel_keys(published) == []
     bucket = store_env["RECALL_STORE"].split("/")[2]
     assert _objects_with(s3_server, bucket, secret), "published: the secret is in the bucket"
-    capsys.readouterr()
 
     assert writer("audit-secrets") == 0  # a dry run: nothing written, published or audited
     assert "published" not in capsys.readouterr().err
