@@ -118,8 +118,12 @@ def _render(message: Any, n: int, tool_names: dict[str, str], options: ImportOpt
     if role is None:
         ledger.left_out(where, f"{label(message.get('role'))} message (not conversation)")
         return []
+    content = message.get("content")
+    if content is not None and not isinstance(content, list):
+        ledger.left_out(where, "unreadable message (content not a list)")
+        return []
     lines, results = [], []
-    for block in message.get("content") or []:
+    for block in content or []:
         kind = block.get("type") if isinstance(block, dict) else None
         if kind == "text" and isinstance(block.get("text"), str):
             lines.append(block["text"])

@@ -217,7 +217,7 @@ def _render(message: dict[str, Any], position: int, where: str, options: ImportO
     limit = options.tool_chars
     lines = []
     if role == "assistant":
-        for thought in message.get("thoughts") or []:
+        for thought in _listed(message, "thoughts", ledger):
             if not isinstance(thought, dict):
                 continue
             text = ": ".join(str(thought[k]).strip() for k in ("subject", "description")
@@ -236,7 +236,7 @@ def _render(message: dict[str, Any], position: int, where: str, options: ImportO
         ledger.part_left_out("prompt expanded from what the user typed")
         content = typed
     lines.append(content)
-    calls = [c for c in message.get("toolCalls") or [] if isinstance(c, dict)]
+    calls = [c for c in _listed(message, "toolCalls", ledger) if isinstance(c, dict)]
     lines += [tool_call_text(c.get("name"), c.get("args"), limit) for c in calls]
     results = [tool_result_text(c.get("name") if isinstance(c.get("name"), str) else None,
                                 _parts_text(c.get("result")), c.get("status") == "error", limit)
@@ -254,6 +254,16 @@ def _render(message: dict[str, Any], position: int, where: str, options: ImportO
     else:
         ledger.left_out(where, "message left empty")
     return out
+
+
+def _listed(message: dict[str, Any], key: str, ledger: Ledger) -> list[Any]:
+    """A message's list under `key` (thoughts, tool calls); a value of another type is counted
+    and read as none, so it costs that piece and never the message."""
+    value = message.get(key)
+    if value is None or isinstance(value, list):
+        return value or []
+    ledger.part_left_out(f"unreadable {key} (not a list)")
+    return []
 
 
 def _typed_text(value: Any) -> str:

@@ -57,8 +57,9 @@ def render(parts: list[Any], options: ImportOptions, ledger: Ledger) -> Rendered
         elif kind == "shell_command":
             _shell(data, options.tool_chars, out)
         elif kind == "finish":
-            if data.get("reason") in _ERRORS:
-                ledger.part_left_out(_ERRORS[data["reason"]])
+            reason = data.get("reason")
+            if isinstance(reason, str) and reason in _ERRORS:
+                ledger.part_left_out(_ERRORS[reason])
         else:
             ledger.part_left_out(f"unknown part type {label(kind)}")
     return out
