@@ -247,6 +247,44 @@ def test_a_path_with_doubled_slashes_is_routed_and_audited_as_the_path_it_is(
                    for line in _audit(service.data.root)), url
 
 
+
+def test_a_path_with_encoded_slashes_is_routed_and_audited_as_the_path_it_is(
+        tmp_path: Path) -> None:
+    # uvicorn decodes %2F in `path` and keeps it encoded in `raw_path`, which the audit reads:
+    # against `recall serve`, so the decoding is the one a real client meets
+    home = tmp_path / "home"
+    service = _service(home)
+    service.ingest_record(TEN)
+    with TokenStore(service.data) as store:
+        read = {"Authorization": f"Bearer {store.create('r', 'default', 'read')[1]}"}
+        write = {"Authorization": f"Bearer {store.create('w', 'default', 'write')[1]}"}
+    proc, base = serve(home)
+    try:
+        for n, path in enumerate(("/v1%2Fsessions", "/v1%2fsessions", "/%2Fv1%2Fsessions",
+                                  "/v1/todos%2F..%2Fsessions")):
+            answer = httpx.post(base + path, json={**TEN, "sessionId": f"e{n}"}, headers=write)
+            assert answer.status_code == 201, (path, answer.text)
+            assert httpx.get(f"{base}/v1/sessions/e{n}", headers=read).status_code == 200
+        # refused as the path it is: a read token may not write, a write token may not delete
+        assert httpx.post(f"{base}/v1%2Fsessions", json={**TEN, "sessionId": "r0"},
+                          headers=read).status_code == 403
+        assert httpx.delete(f"{base}/v1%2Fsessions%2Ften", headers=write).status_code == 403
+        assert httpx.get(f"{base}/v1/sessions/ten", headers=read).status_code == 200
+        assert httpx.get(f"{base}/v1/sessions/r0", headers=read).status_code == 404
+    finally:
+        proc.terminate()
+        proc.communicate(timeout=30)
+    lines = _audit(home)
+    for n in range(4):
+        assert any(line["action"] == "POST /v1/sessions" and line["outcome"] == "201"
+                   and line["targets"] == [f"e{n}"] and line["token"] == "w"
+                   for line in lines), n
+    assert any(line["action"] == "POST /v1/sessions" and line["outcome"] == "403"
+               and line["token"] == "r" for line in lines)
+    assert any(line["action"] == "DELETE /v1/sessions/ten" and line["outcome"] == "403"
+               and line["token"] == "w" for line in lines)
+    assert not any("%2" in str(line["action"]).lower() for line in lines)
+
 def test_refused_requests_are_rate_limited_and_cost_the_log_two_lines_a_minute(
         tmp_path: Path) -> None:
     home = tmp_path / "home"
