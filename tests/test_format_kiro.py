@@ -190,11 +190,13 @@ def test_default_locations_candidates_and_resume(tmp_path: Path) -> None:
     assert default_paths("kiro", tmp_path, {}) == [
         tmp_path / ".kiro" / "sessions" / "cli",
         tmp_path / ".local" / "share" / "kiro-cli" / "data.sqlite3",
-        tmp_path / "Library" / "Application Support" / "kiro-cli" / "data.sqlite3"]
+        tmp_path / "Library" / "Application Support" / "kiro-cli" / "data.sqlite3",
+        *(tmp_path / base / "Kiro" / "User" / "globalStorage" / "kiro.kiroagent"
+          for base in (".config", "Library/Application Support", "AppData/Roaming"))]
     moved = default_paths("kiro", tmp_path, {"XDG_DATA_HOME": "/data",
                                              "KIRO_TEST_SESSIONS_DIR": "/logs"})
     assert moved[:2] == [Path("/logs"), Path("/data/kiro-cli/data.sqlite3")]
-    found = candidate_files("kiro", [KIRO])
+    found = candidate_files("kiro", [LOGS, DATABASE])  # Kiro IDE's: test_format_kiro_ide.py
     assert sorted(p.name for p in found) == sorted([MAIN.name, BARE.name, DATABASE.name])
     assert FORMAT.resume.command is None and "--resume-picker" in FORMAT.resume.note
 
@@ -204,7 +206,7 @@ def test_indexed_sessions_are_searchable_and_reimport_skips_them(tmp_path: Path)
     shutil.copytree(KIRO, source)
     service = make_service(tmp_path / "home")
     report = service.index([source])
-    assert (report.indexed, report.rejected) == (3, [])
+    assert (report.indexed, report.rejected) == (6, [])  # three of them Kiro IDE's
     for query, session in [("nearest 0.05 CHF", "kiro-3f1c9a2e-5b7d-4e60-8a1b-2c3d4e5f6a70"),
                            ("postings dry-run", "kiro-8d2e4f60-1a3b-4c5d-9e7f-0a1b2c3d4e5f"),
                            ("freshness test", DB_MAIN)]:

@@ -495,7 +495,7 @@ def imported(tmp_path_factory: pytest.TempPathFactory) -> RecallService:
     assert channels == {"claude-code": 2, "codex": 3, "gemini": 2, "cursor": 8, "aider": 2,
                         "cline": 6, "opencode": 6, "copilot": 7, "telegram": 1, "webchat": 1,
                         "chatgpt": 3, "zed": 5, "kimi": 3, "goose": 5, "crush": 3, "windsurf": 3, "warp": 3,
-                        "qwen": 3, "continue": 2, "grok": 2, "kiro": 3, "amp": 2}
+                        "qwen": 3, "continue": 2, "grok": 2, "kiro": 6, "amp": 2}
     assert report.indexed == sum(channels.values())  # every session, once
     return service
 

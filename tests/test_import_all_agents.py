@@ -40,7 +40,8 @@ HOME_LAYOUT: dict[str, list[tuple[str, str]]] = {
     "warp": [("warp/warp-terminal", ".local/state/warp-terminal")],
     "windsurf": [("windsurf/Windsurf", ".config/Windsurf")],
     "grok": [("grok/home/sessions", ".grok/sessions")],
-    "kiro": [("kiro/sessions/cli", ".kiro/sessions/cli"), ("kiro/kiro-cli", ".local/share/kiro-cli")],
+    "kiro": [("kiro/sessions/cli", ".kiro/sessions/cli"), ("kiro/kiro-cli", ".local/share/kiro-cli"),
+             ("kiro/Kiro", ".config/Kiro")],
     "amp": [("amp/threads", ".local/share/amp/threads")],
 }
 

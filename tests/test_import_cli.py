@@ -151,7 +151,7 @@ def test_index_recognizes_every_format(recall) -> None:
                                  "gemini": 2, "telegram": 1, "webchat": 1, "cursor": 8,
                                  "cline": 6, "opencode": 6, "copilot": 7, "zed": 5, "kimi": 3,
                                  "goose": 5, "crush": 3, "windsurf": 3, "warp": 3, "qwen": 3,
-                                 "continue": 2, "grok": 2, "kiro": 3, "amp": 2}
+                                 "continue": 2, "grok": 2, "kiro": 6, "amp": 2}
     assert report["indexed"] == sum(stats["channels"].values())  # every session, once
     # each file read has its ledger, and it adds up
     assert all(f["records"] == f["imported"] + f["merged"] + sum(f["left_out"].values())

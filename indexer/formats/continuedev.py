@@ -43,6 +43,7 @@ from indexer.formats.common import (
     tool_result_text,
 )
 from indexer.formats.contract import Format, Metadata, Resume, Storage
+from indexer.formats.kiro import ide as kiro_ide
 from indexer.formats.ledger import Ledger
 from models import InvalidSession
 
@@ -296,5 +297,7 @@ FORMAT = Format(
     resume=Resume("cn --fork {id}",
                   "the Continue CLI continues a copy of the session from its history (the "
                   "editor extensions reopen it from their History view); run it in cwd"),
-    sniff_document=lambda value, path: looks_like_session(value), read_document=parse_value,
+    # Kiro IDE writes this shape too (its agent is a fork of Continue's): formats/kiro reads it
+    sniff_document=lambda value, path: looks_like_session(value)
+    and not kiro_ide.looks_like_session(value, path), read_document=parse_value,
     metadata=(INDEX,))

@@ -34,7 +34,7 @@ __all__ = ["RawSession", "RawSnapshot", "Rejection", "decode", "discover", "file
 
 log = logging.getLogger(__name__)
 
-SUFFIXES = (".json", ".jsonl", *database.SUFFIXES)
+SUFFIXES = (".json", ".jsonl", ".chat", *database.SUFFIXES)  # .chat: Kiro IDE's (JSON)
 AIDER_HISTORY = ".aider.chat.history.md"  # Markdown, and the one hidden file read (formats/aider.py)
 METADATA_NAMES = {"index.json"}
 

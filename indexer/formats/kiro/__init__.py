@@ -7,7 +7,10 @@
   session_state}: agent/session/mod.rs `SessionData`), which holds no conversation;
 - the database `kiro-cli/data.sqlite3` in the user's data folder (`dirs::data_local_dir`:
   `$XDG_DATA_HOME` or `~/.local/share` on Linux, `~/Library/Application Support` on macOS),
-  table `conversations_v2`, read by state.py.
+  table `conversations_v2`, read by state.py;
+- Kiro IDE's chats in its editor storage, `<config>/Kiro/User/globalStorage/kiro.kiroagent/`
+  (`.chat` files and `workspace-sessions/<base64 folder>/<id>.json`), read by ide.py: their ids
+  are `kiro-ide-<id>` and their origin agent `kiro-ide`.
 
 The session's title is the metadata's (the first prompt, as Kiro CLI sets it) or the first
 prompt; its project is the last part of the folder it ran in. Kiro CLI reopens a session of
@@ -33,7 +36,8 @@ from indexer.formats.common import (
     safe_session_id,
 )
 from indexer.formats.contract import Format, Metadata, Resume, Storage
-from indexer.formats.kiro import log, state
+from indexer.formats.editors import user_dirs
+from indexer.formats.kiro import ide, log, state
 from indexer.formats.ledger import Ledger
 from models import InvalidSession, parse_time
 
@@ -53,12 +57,26 @@ def default_paths(home: Path, env: dict[str, str]) -> list[Path]:
     logs = Path(sessions) if sessions else home / ".kiro" / "sessions" / "cli"
     data = Path(env["XDG_DATA_HOME"]) if env.get("XDG_DATA_HOME") else home / ".local" / "share"
     mac = home / "Library" / "Application Support"
-    return [logs, data / "kiro-cli" / DATABASE, mac / "kiro-cli" / DATABASE]
+    ide_stores = [user / "globalStorage" / ide.STORE for user in user_dirs(home, env, ("Kiro",))]
+    return [logs, data / "kiro-cli" / DATABASE, mac / "kiro-cli" / DATABASE, *ide_stores]
 
 
 def is_candidate(path: Path) -> bool:
-    """A session log (not its metadata or lock file), or the database."""
-    return path.suffix == ".jsonl" or path.name == DATABASE
+    """A session log (not its metadata or lock file), the database, or a Kiro IDE chat."""
+    return path.suffix == ".jsonl" or path.name == DATABASE or ide.is_candidate(path)
+
+
+def looks_like_ide_chat(value: Any, path: Path) -> bool:
+    return ide.looks_like_chat(value) or ide.looks_like_session(value, path)
+
+
+def parse_ide_chat(path: Path, value: Any, options: ImportOptions,
+                   ledger: Ledger) -> list[Transcript]:
+    if ide.looks_like_chat(value):
+        return ide.parse_chat(path, value, options, ledger)
+    if looks_like_metadata(value):
+        raise NothingToImport(f"{SESSION_METADATA.description}: metadata, not a transcript")
+    return ide.parse_session(path, value, options, ledger)
 
 
 def looks_like_metadata(value: Any) -> bool:
@@ -169,11 +187,16 @@ def _metadata(path: Path) -> dict[str, Any]:
 SESSION_METADATA = Metadata("kiro-session", "Kiro CLI session metadata (<id>.json)",
                             looks_like_metadata)
 FORMAT = Format(
-    name=NAME, channel=CHANNEL, stored_as=(Storage.LINES, Storage.DATABASE),
+    name=NAME, channel=CHANNEL, stored_as=(Storage.LINES, Storage.DATABASE, Storage.DOCUMENT),
     default_paths=default_paths, is_candidate=is_candidate,
-    environment=("KIRO_TEST_SESSIONS_DIR", "XDG_DATA_HOME"),
+    environment=("KIRO_TEST_SESSIONS_DIR", "XDG_DATA_HOME", "XDG_CONFIG_HOME", "APPDATA",
+                 "VSCODE_APPDATA", "VSCODE_PORTABLE"),
     # crates/chat-cli/src/cli/chat/mod.rs ChatArgs: --resume (latest), --resume-picker
     resume=Resume(None, "run `kiro-cli chat --resume-picker` in cwd and choose the session "
                         "(`--resume` reopens the folder's latest)"),
+    agents={ide.AGENT: Resume(None, "a Kiro IDE chat reopens from the agent panel's session "
+                                    "history (open cwd in Kiro); Kiro IDE takes no chat id")},
     sniff_line=log.looks_like, sniff_tables=looks_like_database,
-    read_lines=parse_log, read_database=parse_database, metadata=(SESSION_METADATA,))
+    sniff_document=looks_like_ide_chat,
+    read_lines=parse_log, read_database=parse_database, read_document=parse_ide_chat,
+    metadata=(SESSION_METADATA,))

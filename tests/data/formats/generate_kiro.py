@@ -7,10 +7,17 @@ kiro/README.md for what each file holds.
 
 kiro/sessions/cli/         two session logs (one with its metadata, one without), with the traps
 kiro/kiro-cli/data.sqlite3 the database: conversations_v2 with three rows
+kiro/Kiro/User/globalStorage/kiro.kiroagent/
+                           Kiro IDE's store (as under ~/.config): a .chat file, two
+                           workspace-sessions files with their sessions.json, an execution log;
+                           Kiro IDE is closed source, so the shapes follow kenn-io/agentsview's
+                           internal/parser/kiro_ide.go @ 538600744d1b87614d3746d36a0966c1f2ac1cad
 """
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
 import sqlite3
 from typing import Any
@@ -212,9 +219,90 @@ def database() -> None:
         db.execute("VACUUM")
 
 
+IDE = ROOT / "Kiro" / "User" / "globalStorage" / "kiro.kiroagent"  # as under ~/.config
+IDE_SESSION = "6b1e2f30-4a5c-4d7e-8f90-a1b2c3d4e5f6"
+IDE_BARE = "6b1e2f30-4a5c-4d7e-8f90-0000000000b2"
+EXECUTION = "e7a0c1d2-3b4c-4d5e-8f60-718293a4b5c6"
+CHAT_FILE = "9c1d2e3f4a5b6c7d8e9f0a1b2c3d4e5f"  # the .chat file's own hash
+
+
+def workspace_hash(folder: str) -> str:
+    return hashlib.sha256(folder.encode()).hexdigest()[:32]  # kiroIDEExecLogDir
+
+
+def ide() -> None:
+    workspace = IDE / workspace_hash(LEDGER)
+    workspace.mkdir(parents=True, exist_ok=True)
+    (workspace / f"{CHAT_FILE}.chat").write_text(json.dumps({
+        "executionId": "e7a0c1d2-3b4c-4d5e-8f60-000000000c01", "actionId": "act-01",
+        "context": [{"type": "file", "path": "src/ledger/export.py"}],
+        "chat": [
+            {"role": "human", "content": "# System Prompt\nYou are Kiro, an AI assistant."},
+            {"role": "bot", "content": "I will follow these instructions."},
+            {"role": "human", "content": "<kiro-ide-message>Why does the CSV export drop the "
+                                         "last invoice line?</kiro-ide-message>"},
+            {"role": "bot", "content": "The loop in export_csv stops one row early: it runs "
+                                       "over range(len(rows) - 1)."},
+            {"role": "tool", "content": "src/ledger/export.py:12: for i in range(len(rows) - 1):"
+                                        + "\n" + "row ok" * 100},
+            {"role": "bot", "content": "  "},
+            {"role": "human", "content": "Fix it and add a regression test."},
+            {"role": "bot", "content": "Fixed: export_csv iterates over every row now; "
+                                       "test_last_row_exported covers it."},
+            {"role": "system", "content": "context window 41% used"}],
+        "metadata": {"modelId": "claude-sonnet-4", "workflow": "act", "workflowId": "wf-01",
+                     "startTime": 1773652800000, "endTime": 1773653100000}}, indent=2), "utf-8")
+    sessions = IDE / "workspace-sessions" / base64.b64encode(LEDGER.encode()).decode()
+    sessions.mkdir(parents=True, exist_ok=True)
+    (sessions / "sessions.json").write_text(json.dumps([
+        {"sessionId": IDE_SESSION, "title": "Rate limiter for the export API",
+         "dateCreated": "1773739200000", "workspaceDirectory": LEDGER},
+        {"sessionId": IDE_BARE, "title": "", "dateCreated": "1773825600000",
+         "workspaceDirectory": LEDGER}]), "utf-8")
+    (sessions / f"{IDE_SESSION}.json").write_text(json.dumps({
+        "sessionId": IDE_SESSION, "title": "Rate limiter for the export API",
+        "workspaceDirectory": LEDGER, "history": [
+            {"message": {"role": "user", "id": "m-01", "content": "Add a rate limiter to the "
+                         "export API: ten requests a minute for each key."}, "contextItems": []},
+            {"message": {"role": "assistant", "id": "m-02", "content": "On it."},
+             "executionId": EXECUTION, "promptLogs": [{"completion": "(superseded by the log)"}]},
+            {"message": {"role": "tool", "id": "m-03", "content": "wrote api/limits.py"}},
+            {"message": {"role": "user", "id": "m-04", "content": [
+                {"type": "text", "text": "Show this page when a caller is throttled."},
+                {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBORw0KGgo="}}]}},
+            {"message": {"role": "assistant", "id": "m-05", "content": ""},
+             "executionId": "e7a0c1d2-3b4c-4d5e-8f60-00000000dead",  # its log is gone
+             "promptLogs": [{"completion": "The 429 page now shows when to retry, from the "
+                                           "Retry-After header."}, {"completion": " "}]},
+            "not a turn"]}, indent=2), "utf-8")
+    (sessions / f"{IDE_BARE}.json").write_text(json.dumps({
+        "sessionId": IDE_BARE, "title": "", "workspaceDirectory": LEDGER, "history": [
+            {"message": {"role": "user", "content": "Which Python does the ledger CI use?"}},
+            {"message": {"role": "assistant", "content": [
+                {"type": "text", "text": "Python 3.12, pinned in .python-version."}]}}]}),
+        "utf-8")
+    executions = workspace / "414d1636299d2b9e4ce7e17fb11f63e9"  # kiroIDEExecSubdir
+    executions.mkdir(parents=True, exist_ok=True)
+    (executions / "5f0e1d2c3b4a59687766554433221100").write_text(json.dumps({
+        "executionId": EXECUTION, "workflowType": "chat-agent", "actions": [
+            {"actionId": "a1", "actionType": "say",
+             "output": {"message": "I'll add a token bucket in api/limits.py."}},
+            {"actionId": "a2", "actionType": "readCode", "input": {"file": "api/export.py"}},
+            {"actionId": "a3", "actionType": "create", "input": {
+                "file": "api/limits.py", "modifiedContent": "RATE = 10  # a minute\n" * 40}},
+            {"actionId": "a4", "actionType": "replace", "input": {
+                "file": "api/export.py", "originalContent": "def export(key):\n",
+                "modifiedContent": "@limited(RATE)\ndef export(key):\n"}},
+            {"actionId": "a5", "actionType": "taskList", "output": {"tasks": ["limiter"]}},
+            {"actionId": "a6", "actionType": "say",
+             "output": {"message": "Done: export answers 429 past ten requests a minute."}}]}),
+        "utf-8")
+
+
 def kiro() -> None:
     logs()
     database()
+    ide()
 
 
 if __name__ == "__main__":
