@@ -4,17 +4,20 @@
                                   [--without-dictionary] [--json out.json]
 
 Indexes examples/sessions and eval/sessions into --home (skipped when already indexed), runs
-every question of eval/queries.jsonl through recall's hybrid search, and prints for the tune
-and test halves (by kind and language too): session R@1/R@5, MRR, message R@10, precision@5
-(the share of the top five sessions that are relevant, over answerable questions) and no-answer
-accuracy (questions of kind no_answer answered with nothing). Only the tune half may guide a
-change; the test half says whether it held. --without-dictionary runs each ranking again
-without the dictionary's translated ranking (search/translation.py), in the same process.
+every question of eval/queries.jsonl through recall's hybrid search (`RecallService.search`,
+as with RECALL_RANKER set to each ranking), and prints for the tune and test halves (by kind
+and language too): session R@1/R@5, MRR, message R@10, precision@5 (the share of the top five
+sessions that are relevant, over answerable questions) and no-answer accuracy (questions of
+kind no_answer answered with nothing). Only the tune half may guide a change; the test half
+says whether it held. --without-dictionary runs each ranking again without the dictionary's
+translated ranking (search/translation.py), in the same process: an ablation no setting
+offers, so it goes through a variant of the service's searcher (`Searcher.variant`).
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import statistics
 import sys
@@ -27,7 +30,6 @@ sys.path.insert(0, str(ROOT))
 
 from api import RecallService, Settings
 from models import SearchRequest, SearchResponse
-from search.ranker import learned_ranker
 
 METRICS = ("R@1", "R@5", "MRR", "msgR@10", "P@5")
 
@@ -63,10 +65,14 @@ def main() -> int:
     tables = {}
     for mode in args.rankers.split(","):
         for translates in (True, False) if args.without_dictionary else (True,):
-            # as RECALL_RANKER=mode would order, with or without the dictionary's ranking
-            searcher = service.searcher.variant(learned_ranker(mode), translates=translates)
+            # as RECALL_RANKER=mode answers (the service's own search); without the dictionary's
+            # ranking, an ablation no setting offers, through a variant of its searcher
+            ranked = RecallService(dataclasses.replace(service.settings, ranker=mode),
+                                   embedder=service.embedder)
+            search = (ranked.search if translates
+                      else ranked.searcher.variant(ranked.searcher.ranker, translates=False).search)
             name = mode if translates else f"{mode}, no dictionary"
-            tables[name] = evaluate(searcher.search, questions)
+            tables[name] = evaluate(search, questions)
             print(f"\nranking: {name}")
             print_table(tables[name])
     if args.json:

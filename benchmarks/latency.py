@@ -3,14 +3,17 @@
     python benchmarks/latency.py --bench ../shared/bench --home /tmp/recall-bench/locomo-e5 [--embedder e5]
 
 Uses an already indexed data dir (benchmarks/retrieval.py builds one). Each query runs once to
-warm up, then the timed pass; the keyword mode is the in-process baseline for the others. Hybrid
-runs once per session ranking (RECALL_RANKER fused, learned, strict), the three taking turns on
-each query so that a slower minute of the machine falls on all of them alike.
+warm up, then the timed pass; the keyword mode is the in-process baseline for the others. Every
+search goes through `RecallService.search`, the answer every interface gives. Hybrid runs once
+per session ranking (RECALL_RANKER fused, learned, strict: a service of each, sharing one
+embedder), the three taking turns on each query so that a slower minute of the machine falls
+on all of them alike.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import statistics
 import sys
@@ -21,7 +24,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from api import RecallService, Settings
 from models import SearchFilters, SearchRequest
-from search.ranker import learned_ranker
 
 
 def main() -> None:
@@ -37,19 +39,21 @@ def main() -> None:
     filters = {"none": SearchFilters(), "date range": SearchFilters(since="2023-05-01", until="2023-08-31")}
     baseline = None
     print(f"{'mode':<16}{'filter':<12}{'p50 ms':>8}{'p95 ms':>8}{'x keyword':>11}")
-    rankers = {"fused": learned_ranker("fused"), "learned": learned_ranker("learned"),
-               "strict": learned_ranker("strict")}
+    # as `recall serve` with RECALL_RANKER=mode answers, over the same index and model
+    rankers = {mode: RecallService(dataclasses.replace(service.settings, ranker=mode),
+                                   embedder=service.embedder)
+               for mode in ("fused", "learned", "strict")}
     for mode in ("keyword", "vector", "hybrid"):
         for name, f in filters.items():
+            rows = rankers if mode == "hybrid" else {"": service}
             for q in queries[:5]:
-                service.search(SearchRequest(query=q, mode=mode, filters=f))
-            rows = ({label: service.searcher.variant(r) for label, r in rankers.items()}
-                    if mode == "hybrid" else {"": service.searcher})
+                for ranked in rows.values():  # each service opens the index for itself
+                    ranked.search(SearchRequest(query=q, mode=mode, filters=f))
             times: dict[str, list[float]] = {label: [] for label in rows}
             for q in queries:
-                for label, searcher in rows.items():
+                for label, ranked in rows.items():
                     started = time.perf_counter()
-                    searcher.search(SearchRequest(query=q, mode=mode, filters=f))
+                    ranked.search(SearchRequest(query=q, mode=mode, filters=f))
                     times[label].append((time.perf_counter() - started) * 1000)
             for label, found in times.items():
                 p50 = statistics.median(found)

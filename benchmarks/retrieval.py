@@ -18,6 +18,7 @@ summary puts all systems side by side, with recall hybrid's ratio to the best ba
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import statistics
 import sys
@@ -31,7 +32,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from api import RecallService, Settings
 from benchmarks.baselines import Fts5Bm25, LanceHybrid, Ranking, load_messages
 from models import SearchFilters, SearchRequest
-from search.ranker import learned_ranker
 
 MODES = ("hybrid", "strict", "fused", "keyword", "vector")
 BASELINES = ("fts5", "lance")
@@ -118,16 +118,25 @@ def mrr(ranked: list[str], gold: list[str]) -> float:
     return 0.0
 
 
+def _ranked(service: RecallService, ranker: str) -> RecallService:
+    """The service as RECALL_RANKER=ranker makes it, over the same index and model."""
+    return RecallService(dataclasses.replace(service.settings, ranker=ranker),
+                         embedder=service.embedder)
+
+
 def recall_system(service: RecallService, mode: str) -> System:
     """recall in one mode; "fused" and "strict" are hybrid with RECALL_RANKER=fused or strict,
     "unlinked" is hybrid without supersession links (no session moved above the one whose
     statement it replaced: search/current.py), "nodict" hybrid without the dictionary's
     translated ranking (search/translation.py), in the same process and index as the default
-    they are compared with."""
+    they are compared with. All but the last two go through `RecallService.search`, as
+    `recall serve` answers (fused and strict: a service with that RECALL_RANKER, sharing the
+    model); "unlinked" and "nodict" are ablations no setting offers, so they go through a
+    variant of the service's searcher (`Searcher.variant`)."""
     searcher = service.searcher
     search_mode = "hybrid" if mode in ("fused", "strict", "unlinked", "nodict") else mode
-    run = {"fused": lambda: searcher.variant(learned_ranker("fused")).search,
-           "strict": lambda: searcher.variant(learned_ranker("strict")).search,
+    run = {"fused": lambda: _ranked(service, "fused").search,
+           "strict": lambda: _ranked(service, "strict").search,
            "unlinked": lambda: searcher.variant(searcher.ranker, marks_current=False).search,
            "nodict": lambda: searcher.variant(searcher.ranker, translates=False).search,
            }.get(mode, lambda: service.search)()

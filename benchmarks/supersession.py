@@ -19,7 +19,8 @@ With --queries HOME it indexes the three folders into HOME instead (once) and as
 latest and history questions through recall's search: R@1 (the top session holds the answer)
 and, for latest questions, how often the session with the current value ranks above every
 session holding a superseded one; with near-top sessions ordered by date for such questions
-(the ranker as shipped) and without, in one process.
+(the ranker as shipped) and without, in one process. "dated + links" is recall's own answer
+(`RecallService.search`); the two others are ablations through `Searcher.variant`.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ import argparse
 import json
 import sys
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -42,7 +44,7 @@ from indexer.embedding.embedders import load_embedder
 from indexer.memories.extract import extract_memories
 from indexer.memories.linking import link_memories
 from indexer.memories.supersession import SHOWN
-from models import Memory, SearchRequest, Session, parse_session
+from models import Memory, SearchRequest, SearchResponse, Session, parse_session
 
 FOLDERS = ("examples/sessions", "eval/sessions", "eval/supersession/sessions")
 
@@ -132,16 +134,17 @@ def ask(home: Path, root: Path, embedder: str, model_cache: Path | None,
     if dated is None:
         raise SystemExit(f"no learned ranker for the {embedder} embedder: nothing to compare")
     undated = replace(dated, latest_near_top=1.0, history_near_top=1.0)
-    return {"undated": _ask(service, undated, questions, linked=False),
-            "dated": _ask(service, dated, questions, linked=False),
-            "dated + links": _ask(service, dated, questions, linked=True)}
+    # the first two are ablations no setting offers (another ranker, no supersession links),
+    # through variants of the service's searcher; the last is recall's own answer
+    return {"undated": _ask(service.searcher.variant(undated, marks_current=False).search,
+                            questions),
+            "dated": _ask(service.searcher.variant(dated, marks_current=False).search, questions),
+            "dated + links": _ask(service.search, questions)}
 
 
-def _ask(service: RecallService, ranker: Any, questions: list[dict[str, Any]],
-         linked: bool) -> dict[str, dict[str, float | None]]:
-    """With `linked`, as recall answers (supersession links move the current session up);
-    without, the searcher's own order."""
-    run = service.searcher.variant(ranker, marks_current=linked).search
+def _ask(run: Callable[[SearchRequest], SearchResponse],
+         questions: list[dict[str, Any]]) -> dict[str, dict[str, float | None]]:
+    """R@1 and current-above-superseded of `questions` asked through `run`."""
     rows: dict[str, list[tuple[float, float | None]]] = {}
     for q in questions:
         ranked = [r.session_id for r in run(SearchRequest(query=q["query"])).results]
