@@ -1,6 +1,6 @@
 """The package map holds: imports go models <- indexer <- search <- api, the service never
 imports an interface, no module imports itself back through others, and test modules never
-import each other (docs/architecture.md)."""
+import each other, and no module of the product grows past 400 lines (docs/architecture.md)."""
 
 from __future__ import annotations
 
@@ -103,6 +103,15 @@ def test_test_modules_do_not_import_each_other() -> None:
                 if any(n.split(".")[-1].startswith("test_") for n in names if n):
                     wrong.append(f"{path.name}:{node.lineno}")
     assert not wrong, "test modules import test modules: " + ", ".join(wrong)
+
+
+MAX_LINES = 400  # past it a module does more than one job: split it by what it does
+
+
+def test_no_module_is_over_400_lines() -> None:
+    long = {name: n for name, path in project_modules().items()
+            if (n := len(path.read_text(encoding="utf-8").splitlines())) > MAX_LINES}
+    assert long == {}
 
 
 def test_the_checks_see_a_cycle_and_a_wrong_way_import() -> None:
