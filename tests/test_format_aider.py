@@ -134,6 +134,34 @@ def test_blocks_as_aider_writes_them(tmp_path: Path) -> None:
     assert ledger.totals().adds_up()
 
 
+def test_a_confirmation_written_as_a_prompt_is_aiders_output(tmp_path: Path) -> None:
+    """A release that writes aider's question with the answer as typed as a `#### ` line, then
+    its own record of it (`> `, the answer it took): merged into that record, never a prompt;
+    alone, it is tool output."""
+    history = tmp_path / "app" / ".aider.chat.history.md"
+    history.parent.mkdir()
+    question = "Add file to the chat? (Y)es/(N)o/(A)ll/(S)kip all/(D)on't ask again [Yes]:"
+    history.write_text(
+        "\n# aider chat started at 2026-04-22 22:40:47\n\n#### fix the reducer  \n\n"
+        "> frontend/src/store/reducer.ts  \n\n"
+        f"#### {question} all  \n> {question} a  \n> frontend/src/main.ts  \n\n"
+        "Done.\n\n"
+        f"#### {question} s  \n\n#### thanks  \n", "utf-8")
+    ledger = Ledger()
+    (session,) = read_transcripts(history, history.read_text("utf-8"), ImportOptions(),
+                                  ledger) or []
+    messages = [(m["role"], m["content"]) for m in session.record["messages"]]
+    assert messages == [("user", "fix the reducer"),
+                        ("tool", "[aider] frontend/src/store/reducer.ts"),
+                        ("tool", f"[aider] {question} a\nfrontend/src/main.ts"),
+                        ("assistant", "Done."),
+                        ("tool", f"[aider] {question} s"),
+                        ("user", "thanks")]
+    assert [(f.where, f.reason) for f in ledger.fates() if f.fate == "merged"] == [
+        ("session 2026-04-22 22:40:47: line 8", "aider's record of the same question on line 9")]
+    assert ledger.totals().adds_up()
+
+
 def test_a_history_written_on_windows(tmp_path: Path) -> None:
     """aider writes its history in text mode: "\\r\\n" line ends on Windows."""
     windows = tmp_path / "zen-mcp-server" / ".aider.chat.history.md"

@@ -4,8 +4,9 @@ the file, every record has a fate, and one folder mixing them all imports every 
 per-format imports do.
 
 Where recall's reading differs from the hand count on purpose (a marker the interface wrote is
-left out, a command's output is a tool message, not the user's words), the sample's `recall`
-entry gives recall's counts, the left-out reasons that explain the difference, and a note."""
+left out, a command's output is a tool message, not the user's words, aider's record of a
+question merged into its other record of it), the sample's `recall` entry gives recall's
+counts, the left-out reasons or merges that explain the difference, and a note."""
 
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ import pytest
 from api import RecallService, Settings
 from indexer import HashEmbedder
 from indexer.formats.common import FORMAT_NAMES, ImportOptions
-from indexer.formats.ledger import UNACCOUNTED, Ledger
+from indexer.formats.ledger import MERGED, UNACCOUNTED, Ledger
 from indexer.formats.sources import load_database, load_file, normalize
 from models import RecallError, Session
 
@@ -72,8 +73,14 @@ def test_each_sample_imports_as_counted_by_hand(fmt: str, sample: dict[str, Any]
     assert totals.adds_up() and UNACCOUNTED not in totals.left_out, totals
     if "records" in expected:
         assert totals.records == expected["records"]
-    for reason in sample.get("recall", {}).get("left_out_reasons", []):
+    recall = sample.get("recall", {})
+    for reason in recall.get("left_out_reasons", []):
         assert reason in totals.left_out, (reason, totals.left_out)
+    for into, count in recall.get("merged", {}).items():
+        merged = [f for f in ledger.fates() if f.fate == MERGED and into in f.reason]
+        assert len(merged) == count, (into, merged)
+    if expected["messages"] != sample["hand_count"]["messages"]:  # a difference has its reason
+        assert recall.get("left_out_reasons") or recall.get("merged"), recall
 
 
 def test_one_folder_mixing_every_sample_imports_every_session(tmp_path: Path) -> None:

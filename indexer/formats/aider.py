@@ -23,6 +23,11 @@ The records of the ledger are the file's blocks, each named by its first line (`
   continue a message of several lines. Continuations are followed only in a file that ends
   its tool lines the way aider does (some `> ` line ends with two spaces); elsewhere a line
   without `> ` is the answer's;
+- a **confirmation**: aider's question with the answer as typed, which some releases write as a
+  `#### ` line ("Add file to the chat? (Y)es/(N)o/(A)ll/(S)kip all/(D)on't ask again [Yes]:
+  all"). It is aider's output, not a prompt. aider then writes the same question with the
+  answer it took (`> Add file to the chat? …: a`): when that tool output comes next, the
+  confirmation is merged into it; otherwise it is tool output of its own;
 - an **answer**: a run of any other lines, blank lines included, up to the next prompt, tool
   output or header; inside a ``` fence or the model's thinking every line is the answer's (an
   edit block's `>>>>>>> REPLACE` included).
@@ -193,7 +198,7 @@ def _sessions(lines: list[str]) -> list[_Session]:
 
 def _kind(line: str) -> str:
     if _CONFIRMATION.match(line):
-        return "tool"  # aider's own question, with the user's answer
+        return "confirmation"  # aider's own question, with the user's answer
     if line.startswith("#### ") or line.rstrip() == "####":
         return "user"
     if line.startswith("> ") or line.rstrip() == ">":
@@ -225,7 +230,7 @@ def _blocks(lines: list[str], start: int, end: int, marked: bool) -> list[_Block
             else:
                 current = None  # a blank line ends a prompt or tool output
             continue
-        if current is None or current.kind != kind:
+        if current is None or current.kind != kind or kind == "confirmation":
             current = _Block(kind, i + 1)
             blocks.append(current)
         if kind == "assistant":
@@ -241,11 +246,18 @@ def _messages(blocks: list[_Block], options: ImportOptions,
               ledger: Ledger) -> list[dict[str, Any]]:
     """A message for each prompt, tool output and answer block; each block gets its fate."""
     out: list[dict[str, Any]] = []
-    for block in blocks:
+    for n, block in enumerate(blocks):
         ledger.read(block.where)
         if block.kind == "header":
             continue  # its fate comes with its session's
         content = "\n".join(block.bodies).strip()
+        if block.kind == "confirmation":
+            after = blocks[n + 1] if n + 1 < len(blocks) else None
+            if after is not None and after.kind == "tool" and after.bodies \
+                    and _question(after.bodies[0]) == _question(content):
+                ledger.merged(block.where, f"aider's record of the same question on {after.where}")
+                continue
+            block.kind = "tool"
         if block.kind == "user":
             content = content.replace("<blank>", "").strip()
         elif block.kind == "tool":
@@ -258,6 +270,11 @@ def _messages(blocks: list[_Block], options: ImportOptions,
         ledger.imported(block.where)
         out.append({"id": f"m{len(out) + 1}", "role": block.kind, "content": content})
     return out
+
+
+def _question(line: str) -> str:
+    """A confirmation's question without the answer given to it."""
+    return line.rpartition("]:")[0].strip()
 
 
 def _thinking(answer: str, options: ImportOptions, ledger: Ledger) -> str:
