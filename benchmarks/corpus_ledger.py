@@ -1,6 +1,7 @@
 """The ledger of the real transcript corpus (tests/data/real): per format, the samples, records
-read, imported, merged and left out by reason, and the sessions and messages against the counts
-made by hand (docs/import.md).
+read, imported, merged and left out by reason, and the sessions and messages recall imports
+beside the counts made by hand (each manifest's `hand_count`), with the named reason of each
+difference (its `recall` entry: the left-out reasons or merges it expects) (docs/import.md).
 
     python benchmarks/corpus_ledger.py [--markdown]
 """
@@ -27,6 +28,7 @@ def ledger_of(fmt: str) -> dict[str, Any]:
     left_out: Counter[str] = Counter()
     parts: Counter[str] = Counter()
     by_hand: Counter[str] = Counter()
+    differs: Counter[str] = Counter()  # messages recall reads apart from the hand count, by why
     for sample in manifest["samples"]:
         path = REAL / fmt / sample["file"]
         ledger = Ledger()
@@ -40,10 +42,16 @@ def ledger_of(fmt: str) -> dict[str, Any]:
                       sessions=len(sessions), messages=sum(len(s.messages) for s in sessions))
         left_out.update(t.left_out)
         parts.update(t.parts_left_out)
-        counted = {**sample["hand_count"], **sample.get("recall", {})}
-        by_hand.update(sessions=counted["sessions"], messages=counted["messages"])
+        hand, recall = sample["hand_count"], sample.get("recall", {})
+        by_hand.update(sessions=hand["sessions"], messages=hand["messages"])
+        fewer = hand["messages"] - recall.get("messages", hand["messages"])
+        if fewer:
+            why = [f"{r} left out" for r in recall.get("left_out_reasons", [])] + \
+                  [f"{r} merged" for r in recall.get("merged", {})]
+            differs[", ".join(why) or "no named reason"] += fewer
     return {"format": fmt, **totals, "left_out": dict(left_out.most_common()),
             "parts_left_out": dict(parts.most_common()), "by_hand": dict(by_hand),
+            "differs": dict(differs.most_common()),
             "missing": manifest.get("missing", "") if len(manifest["samples"]) < 2 else ""}
 
 
@@ -52,10 +60,11 @@ def markdown(rows: list[dict[str, Any]]) -> str:
            "|---|---|---|---|---|---|---|---|"]
     for r in rows:
         reasons = "; ".join(f"{n} {reason}" for reason, n in r["left_out"].items()) or "-"
+        why = "".join(f"; {n} fewer: {reason}" for reason, n in r["differs"].items())
         out.append(f"| {r['format']} | {r.get('samples', 0)} | {r.get('records', 0)} | "
                    f"{r.get('imported', 0)} | {r.get('merged', 0)} | {reasons} | "
                    f"{r.get('sessions', 0)} ({r['by_hand'].get('sessions', 0)}) | "
-                   f"{r.get('messages', 0)} ({r['by_hand'].get('messages', 0)}) |")
+                   f"{r.get('messages', 0)} ({r['by_hand'].get('messages', 0)}{why}) |")
     return "\n".join(out)
 
 
