@@ -204,6 +204,70 @@ def test_a_write_token_cannot_replace_a_session_and_an_admin_can_restore_it(
         stat.S_IMODE(p.stat().st_mode) == 0o600 for p in replaced_files)
 
 
+
+def test_a_write_token_cannot_change_who_said_a_stored_message_or_when(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    service = _service(home)
+    said = {**TEN, "messages": [{**m, "speaker": "Ana", "time": f"2026-05-04T10:0{n}:00Z"}
+                                for n, m in enumerate(TEN["messages"])]}
+    service.ingest_record(said)
+    with TokenStore(service.data) as store:
+        write = {"Authorization": f"Bearer {store.create('w', 'default', 'write')[1]}"}
+        admin = {"Authorization": f"Bearer {store.create('a', 'default', 'admin')[1]}"}
+
+    def edited(n: int, **change: str) -> dict[str, object]:
+        return {**said, "messages": [{**m, **change} if k == n else m
+                                     for k, m in enumerate(said["messages"])]}
+
+    with TestClient(create_app(service.settings, service), base_url=LOCAL) as client:
+        before = client.get("/v1/sessions/ten", headers=write).json()["messages"]
+        for change in ({"speaker": "Mallory"}, {"time": "2020-01-01T00:00:00Z"}):
+            refused = client.post("/v1/sessions", json=edited(3, **change), headers=write)
+            assert refused.status_code == 409, (change, refused.text)
+            assert "keeps the first 3 of them unchanged" in refused.json()["detail"]
+        # a record that leaves them out would erase them: a change too
+        assert client.post("/v1/sessions", json=TEN, headers=write).status_code == 409
+        assert client.get("/v1/sessions/ten", headers=write).json()["messages"] == before
+        assert client.get("/v1/sessions/ten/versions", headers=write).json()["versions"] == []
+        # the same record again, or one that adds messages after the stored ones, is no change
+        assert client.post("/v1/sessions", json=said, headers=write).status_code == 200
+        grown = {**said, "messages": [*said["messages"], {"role": "user", "content": "step 10"}]}
+        assert client.post("/v1/sessions", json=grown, headers=write).status_code == 201
+        # an admin may, saying so, and the version it replaced is kept and comes back
+        moved = {**grown, "messages": [{**m, "speaker": "Mallory"} if k == 3 else m
+                                       for k, m in enumerate(grown["messages"])]}
+        replaced = client.post("/v1/sessions", json=moved, headers=admin,
+                               params={"replace": "true"})
+        assert (replaced.status_code, replaced.json()["replaced"]) == (201, True)
+        assert client.get("/v1/sessions/ten", headers=admin).json()["messages"][3][
+            "speaker"] == "Mallory"
+        restored = client.post("/v1/sessions/ten/restore", headers=admin)
+        assert (restored.status_code, restored.json()["kept_current"]) == (200, True)
+        assert client.get("/v1/sessions/ten", headers=admin).json()["messages"][3][
+            "speaker"] == "Ana"
+    assert any(line["action"] == "POST /v1/sessions" and line["outcome"] == "409"
+               and line["targets"] == ["ten"] and line["token"] == "w" for line in _audit(home))
+
+
+def test_a_file_read_again_keeps_a_version_for_a_new_speaker_not_for_moved_times(
+        tmp_path: Path) -> None:
+    # formats with no time of their own for a message give it the file's modification time
+    # (a Cursor transcript), which moves at every write: a re-read is no replacement
+    service = _service(tmp_path / "home")
+    source = tmp_path / "in" / "ten.json"
+    source.parent.mkdir()
+
+    def write(time: str, speaker: str) -> None:
+        source.write_text(json.dumps({**TEN, "messages": [
+            {**m, "time": time, "speaker": speaker} for m in TEN["messages"]]}))
+        service.index([source])
+
+    write("2026-05-04T10:00:00Z", "Ana")
+    write("2026-05-04T11:30:00Z", "Ana")
+    assert service.versions.list("ten").versions == []
+    write("2026-05-04T11:30:00Z", "Mallory")
+    assert [v.messages for v in service.versions.list("ten").versions] == [10]
+
 def test_replaced_versions_expire_and_go_with_their_session(tmp_path: Path) -> None:
     service = _service(tmp_path / "home", keep_replaced_days=0)
     service.ingest_record(TEN)

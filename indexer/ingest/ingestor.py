@@ -27,7 +27,7 @@ from indexer.stores.generation import Generation
 from indexer.stores.layout import DataDir
 from indexer.stores.lock import WriterLock
 from indexer.stores.relevance import PrunedMemory, remove_memories
-from indexer.stores.replaced import ReplacedVersions, keeps_messages
+from indexer.stores.replaced import ReplacedVersions, keeps_messages, kept_messages
 from indexer.stores.state import State
 from models import IndexUnavailable, Memory, Session, WouldReplace
 
@@ -42,13 +42,12 @@ class IngestOutcome:
 
 
 def would_replace(stored: Session, new: Session) -> WouldReplace:
-    kept = next((n for n, (a, b) in enumerate(zip(stored.messages, new.messages, strict=False))
-                 if (a.role, a.content) != (b.role, b.content)),
-                min(len(stored.messages), len(new.messages)))
+    kept = kept_messages(stored, new)
     return WouldReplace(
         f"session {new.session_id!r} holds {len(stored.messages)} messages; this record keeps "
-        f"the first {kept} of them and has {len(new.messages)}. Messages sent after the stored "
-        "ones are added; replacing stored ones needs an admin token and replace=true (POST "
+        f"the first {kept} of them unchanged (role, text, speaker and time) and has "
+        f"{len(new.messages)}. Messages sent after the stored ones are added; replacing or "
+        "changing stored ones needs an admin token and replace=true (POST "
         "/v1/sessions?replace=true), and keeps the replaced version for `recall restore`.")
 
 
@@ -117,7 +116,8 @@ class Ingestor:
         """Ingest one session record (e.g. from the HTTP API). A record that would replace
         the stored session's messages (fewer of them, or changed ones) is refused with
         WouldReplace unless `replace` is given; the replaced version is kept either way
-        (indexer/stores/replaced.py)."""
+        (indexer/stores/replaced.py). A stored message whose speaker or time the record changes
+        counts as changed."""
         prepared = prepare_record(raw)
         session_id = prepared.session.session_id
         with self._writing() as (state, gen):
@@ -128,7 +128,7 @@ class Ingestor:
             if stored and not replace and not keeps_messages(stored[0], prepared.session):
                 raise would_replace(stored[0], prepared.session)
             report = IndexReport()
-            self.writer.flush([prepared], state, gen, report, keep_replaced=True)
+            self.writer.flush([prepared], state, gen, report, keep_replaced=True, times=True)
             if row:  # the old version's vector rows are deleted: rewrite them out
                 gen.vectors.compact()
             ReplacedVersions(self.data).expire(self.keep_replaced_days)

@@ -58,10 +58,11 @@ class BatchWriter:
 
     def flush(self, batch: list[Prepared], state: State, gen: Generation,
               report: IndexReport, computed: ComputedBatch | None = None,
-              keep_replaced: bool = False) -> None:
+              keep_replaced: bool = False, times: bool = False) -> None:
         """Write one batch. With `keep_replaced` (new input, not a rewrite of what is stored),
-        the stored version of a session whose messages the new one does not keep is kept first
-        (indexer/stores/replaced.py)."""
+        the stored version of a session whose messages the new one does not keep is kept first,
+        a message's time compared only with `times` (a record a client sent, not a file read
+        again: indexer/stores/replaced.py)."""
         if not batch:
             return
         old_paths = {}
@@ -70,7 +71,7 @@ class BatchWriter:
             if row:
                 old_paths[p.session.session_id] = self.data.archive / row.archive_path
         if keep_replaced and old_paths:
-            report.replaced += keep_replaced_versions(self.data, batch, old_paths)
+            report.replaced += keep_replaced_versions(self.data, batch, old_paths, times)
         state.mark(session_row(self.data, p, "pending") for p in batch)
         targets = [self.data.archive_path(p.session.session_id, p.session.date) for p in batch]
         atomic_write_many([(t, p.archive_bytes) for t, p in zip(targets, batch, strict=True)])
@@ -131,7 +132,7 @@ def stored_session(path: Path) -> tuple[Session, bytes] | None:
 
 
 def keep_replaced_versions(data: DataDir, batch: Sequence[Prepared],
-                           old_paths: dict[str, Path]) -> list[str]:
+                           old_paths: dict[str, Path], times: bool = False) -> list[str]:
     """Keep the stored version of each session in the batch that the new one replaces (its
     messages not all kept, in order, at the start); returns their ids."""
     versions = ReplacedVersions(data)
@@ -139,7 +140,7 @@ def keep_replaced_versions(data: DataDir, batch: Sequence[Prepared],
     for p in batch:
         old = old_paths.get(p.session.session_id)
         stored = stored_session(old) if old else None
-        if stored and not keeps_messages(stored[0], p.session):
+        if stored and not keeps_messages(stored[0], p.session, times=times):
             versions.keep(p.session.session_id, stored[1])
             kept.append(p.session.session_id)
     return kept

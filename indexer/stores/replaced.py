@@ -3,8 +3,9 @@ bring one back.
 
     <home>/replaced/<sessionId>/<milliseconds since the epoch>.json   the archive record as it was
 
-An ingest that replaces a session's stored messages (fewer of them, or changed ones) keeps the
-record it overwrote here first; one that only adds messages keeps nothing. Every file is the
+An ingest that replaces a session's stored messages (fewer of them, or changed ones: another
+role, text, speaker or, for a record a client sent, time) keeps the record it overwrote here
+first; one that only adds messages keeps nothing. Every file is the
 archive record as stored (redacted like the archive), owner-only. Copies older than
 RECALL_KEEP_REPLACED_DAYS are removed by later writes; deleting a session removes its copies.
 """
@@ -22,16 +23,32 @@ from indexer.stores.layout import DataDir, atomic_write
 from models import NotFound, Session, check_session_id
 from models.files import decode_session
 
-__all__ = ["ReplacedVersion", "ReplacedVersions", "keeps_messages"]
+__all__ = ["ReplacedVersion", "ReplacedVersions", "keeps_messages", "kept_messages"]
 
 
-def keeps_messages(old: Session, new: Session) -> bool:
+def keeps_messages(old: Session, new: Session, *, times: bool = True) -> bool:
     """Whether `new` holds every message of `old`, unchanged and in order, at its start: what
-    a session that grew looks like (new metadata, a summary or more messages replace nothing)."""
-    if len(new.messages) < len(old.messages):
-        return False
-    return all((a.role, a.content) == (b.role, b.content)
-               for a, b in zip(old.messages, new.messages, strict=False))
+    a session that grew looks like (new metadata, a summary or more messages replace nothing).
+    See `kept_messages` for what "unchanged" takes."""
+    return kept_messages(old, new, times=times) == len(old.messages)
+
+
+def kept_messages(old: Session, new: Session, *, times: bool = True) -> int:
+    """How many of `old`'s messages `new` holds unchanged, in order, at its start.
+
+    A message is unchanged when its role, text and speaker are, and, with `times`, its time:
+    who said a thing and when is part of what was said, so a record that changes them rewrites
+    the archive like one that changes the text. A file read again is compared without times:
+    formats that give a message no time of its own give it the file's modification time, which
+    moves whenever the agent writes to the file (a Cursor transcript), and every re-read would
+    keep a version."""
+    same = 0
+    for a, b in zip(old.messages, new.messages, strict=False):
+        if (a.role, a.content, a.speaker) != (b.role, b.content, b.speaker) or (
+                times and a.time != b.time):
+            break
+        same += 1
+    return same
 
 
 @dataclass(frozen=True, slots=True)
