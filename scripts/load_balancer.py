@@ -52,8 +52,8 @@ frontend recall
 backend recall_servers
     balance roundrobin
     # /healthz answers 200 without a token (the counts need one); 503 while a server is failing.
-    # The check names a Host the server answers to: one without (haproxy's default HTTP/1.0
-    # check) gets 421 from recall's front door, and every server would be out.
+    # The check names a Host the server answers to, as a proxied client would (a check with no
+    # Host at all is served too; one naming another host would get 421).
     option httpchk
     http-check send meth GET uri /healthz ver HTTP/1.1 hdr Host localhost
     http-check expect status 200
