@@ -105,3 +105,33 @@ def test_one_folder_mixing_every_sample_imports_every_session(tmp_path: Path) ->
     assert per_format <= listed, (per_format - listed, report.rejected)
     assert all(f.records == f.imported + f.merged + sum(f.left_out.values())
                for f in report.files_read)
+
+
+def test_a_gemini_chat_opened_by_init_is_titled_by_what_the_user_typed_next() -> None:
+    """The first turn is `/init`, as typed (displayContent), not the prompt Gemini CLI expanded
+    it into; the title is the first prompt that is not a slash command."""
+    (session,), ledger = _read("gemini", REAL / "gemini" / "tmp" / "discordbot" / "chats"
+                               / "test_conversation_gemini.jsonl")
+    prompts = [m.content for m in session.messages if m.role == "user"]
+    assert prompts[0] == "/init" and session.messages[0].content == "/init"
+    assert session.title == "幫我做一個小修改 請幫我將上面確保執行時要透過 uv run 來執行 避免環境有問題"
+    assert session.title == prompts[1].split("\n", 1)[0]
+    assert ledger.totals().parts_left_out["prompt expanded from what the user typed"] == 1
+
+
+def test_a_claude_code_session_opened_by_a_slash_command_is_titled_by_the_next_prompt() -> None:
+    """`<command-name>exit</command-name>` is recorded as the user's `/exit` (its output a tool
+    message), and the title is the first real prompt after it (not the slash command, nor the
+    shell escape `! git status`); a session whose only prompt is a slash command is titled by
+    it."""
+    projects = REAL / "claude-code" / "projects"
+    (session,), _ = _read("claude-code", projects / "-realm-project-sinex" / "sample-with-tools.jsonl")
+    prompts = [m.content for m in session.messages if m.role == "user"]
+    first_real = "is everything necessary commited? is everything unnecessary not commited?"
+    assert prompts[:3] == ["/exit", "! git status", first_real]
+    assert [m.role for m in session.messages[3:5]] == ["user", "tool"]
+    assert session.title == prompts[2]
+    (only,) = [path for path in projects.rglob("3680252d-*.jsonl")]
+    (session,), _ = _read("claude-code", only)
+    assert [m.content for m in session.messages if m.role == "user"] == ["/model"]
+    assert session.title == "/model"
