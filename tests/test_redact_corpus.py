@@ -1,6 +1,7 @@
 """The redactor on the labelled corpus in tests/data/secrets/: at least 98% of the made-up
 credentials (80+ kinds, English and Chinese, config/shell/log/prose/JSON) are redacted, and at
-most 1% of the tricky non-secrets are changed."""
+most 1% of the tricky non-secrets are changed; batch 3d, held out (written before looking at the
+rules), keeps the figure of its first run: 53 of 60 redacted, 2 of 40 non-secrets changed."""
 
 from __future__ import annotations
 
@@ -20,8 +21,15 @@ def _load(name: str) -> list[dict[str, str]]:
         return [json.loads(line) for line in f if line.strip()]
 
 
-SECRETS = _load("credentials.jsonl")
-NON_SECRETS = _load("non_secrets.jsonl")
+ALL_SECRETS = _load("credentials.jsonl")
+ALL_NON_SECRETS = _load("non_secrets.jsonl")
+# Batch 3d was written after 3c's fixes and before anyone looked at the rules: a held-out
+# measure of how the rules do on credentials written after them. It has its own floor (the
+# figure measured on its first run) and stays out of the 98% / 1% figures below, which are for
+# the batches the rules were fixed against.
+HELD_OUT = "3d"
+SECRETS = [c for c in ALL_SECRETS if c.get("batch") != HELD_OUT]
+NON_SECRETS = [c for c in ALL_NON_SECRETS if c.get("batch") != HELD_OUT]
 
 
 def test_the_corpus_is_broad() -> None:
@@ -30,7 +38,7 @@ def test_the_corpus_is_broad() -> None:
     assert {"config", "shell", "log", "prose", "json", "yaml", "env"} <= {
         c["context"] for c in SECRETS}
     assert len(NON_SECRETS) >= 200
-    assert all(c["secret"] in c["text"] for c in SECRETS)
+    assert all(c["secret"] in c["text"] for c in ALL_SECRETS)
 
 
 def _missed(cases: list[dict[str, str]]) -> list[str]:
@@ -66,6 +74,36 @@ def test_at_most_1_percent_of_non_secrets_change() -> None:
     changed = [(c["kind"], redact_text(c["text"])[0]) for c in NON_SECRETS
                if redact_text(c["text"])[0] != c["text"]]
     assert len(changed) <= 0.01 * len(NON_SECRETS), changed
+
+
+HELD_OUT_SECRETS = [c for c in ALL_SECRETS if c.get("batch") == HELD_OUT]
+HELD_OUT_NON_SECRETS = [c for c in ALL_NON_SECRETS if c.get("batch") == HELD_OUT]
+
+# Batch 3d's first run, before any rule was changed for it: 53 of 60 credentials redacted
+# (88%; 18 of the 20 in Chinese) and 2 of its 40 non-secrets changed. The misses: a HubSpot
+# pat-na1- token under a YAML key with no credential word, a Resend re_ key, a Dropbox sl.
+# token in JSON, a crates.io cio token after `cargo login`, a PostHog phx_ key in a log line,
+# a Huawei Cloud secret under `sk:` and a Firecrawl fc- key in Chinese prose. The changes: a
+# Razorpay key id (public, used in checkout.js) after `key:` and an Algolia search-only key
+# (public by design) after `apiKey:`. A fix for any of them raises this floor; a rule that
+# loses one of the 53 fails here.
+HELD_OUT_MISSES: set[str] = {
+    "r3d_hubspot_private_app", "r3d_resend_key_no_label", "r3d_dropbox_short_lived_json",
+    "r3d_crates_io_login", "r3d_posthog_personal_key_log", "r3d_huaweicloud_ak_sk_yaml_zh",
+    "r3d_firecrawl_no_label_zh"}
+HELD_OUT_CHANGED: set[str] = {"r3d_razorpay_key_id_checkout", "r3d_algolia_docsearch_public"}
+
+
+def test_held_out_batch_3d_keeps_its_first_run_floor() -> None:
+    assert (len(HELD_OUT_SECRETS), len(HELD_OUT_NON_SECRETS)) == (60, 40)
+    assert sum(c["lang"] == "zh" for c in HELD_OUT_SECRETS) == 20
+    assert len({c["kind"] for c in HELD_OUT_SECRETS}) == len(HELD_OUT_SECRETS)
+    missed = _missed(HELD_OUT_SECRETS)
+    assert len(HELD_OUT_SECRETS) - len(missed) >= 53, missed
+    assert set(missed) <= HELD_OUT_MISSES, missed
+    changed = [c["kind"] for c in HELD_OUT_NON_SECRETS if redact_text(c["text"])[0] != c["text"]]
+    assert len(changed) <= 2, changed
+    assert set(changed) <= HELD_OUT_CHANGED, changed
 
 
 def test_only_the_value_goes_and_the_name_stays() -> None:
@@ -125,20 +163,23 @@ VENDOR_KINDS = {
     "r3c_siliconflow_zh": "siliconflow_key", "r3c_alibaba_sts_zh": "alibaba_sts_key",
     "r3c_twilio_sk_markdown_row": "twilio_key", "r3c_discord_codeblock": "discord_token",
     "r3c_twilio_pair_tuple": "twilio_auth_token",
+    # batch 3d (held out): the vendor rules that named its cases on the first run
+    "r3d_prefect_api_key": "prefect_key", "r3d_readme_api_key": "readme_key",
+    "r3d_1password_service_account": "onepassword_token", "r3d_circleci_pat_prose": "circleci_token",
 }
 
 
 def test_vendor_formats_are_named_by_their_rule() -> None:
     wrong = []
-    for case in SECRETS:
+    for case in ALL_SECRETS:
         expected = VENDOR_KINDS.get(case["kind"])
         if expected is not None and expected not in redact_text(case["text"])[1]:
             wrong.append((case["kind"], expected))
     assert not wrong
-    assert set(VENDOR_KINDS) <= {c["kind"] for c in SECRETS}
+    assert set(VENDOR_KINDS) <= {c["kind"] for c in ALL_SECRETS}
 
 
 def test_corpus_redaction_is_idempotent() -> None:
-    for case in SECRETS:
+    for case in ALL_SECRETS:
         once, _ = redact_text(case["text"])
         assert redact_text(once) == (once, Counter()), case["kind"]
