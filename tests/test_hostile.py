@@ -56,7 +56,9 @@ def test_every_file_is_rejected_clearly_or_ingested_whole(hostile) -> None:
     archived = agreement(service)  # whole sessions only, every store agrees
     assert service.maintenance.check().ok
     assert archived["many-messages"] == 50_000 and archived["huge-message"] == 1
-    assert {"ok", "bom", "dup-ids", "dk2", "twin", "empty-id"} <= set(archived)
+    assert {"ok", "bom", "dup-ids", "dk2", "twin", "empty-id", "u8"} <= set(archived)
+    # two runs of bytes that are not UTF-8, each made U+FFFD
+    assert service.session("u8").messages[0].content == "caf\ufffd( \ufffd"
     assert service.session("twin").messages[0].content == "version a"
     assert ("twin-b.json" in rejected) and "already read from" in rejected["twin-b.json"]
     assert len(service.session("dup-ids").messages) == 3
@@ -133,9 +135,9 @@ def test_mcp_archive_session_returns_tool_errors_never_crashes(hostile, tmp_path
             outcomes[name] = "error" if result.is_error else "ok"
 
     anyio.run(run)
-    # JSON-RPC carries only valid UTF-8: a client has already replaced the bad bytes, and what
-    # it sends then is a fine session
-    rejected = {n for n, e in expected.items() if e == "reject"} - BIG - {"bad-utf8.json"}
+    # JSON-RPC carries only valid UTF-8: a client has already replaced the bad bytes, as an
+    # import of the file does (bad-utf8.json is ingested)
+    rejected = {n for n, e in expected.items() if e == "reject"} - BIG
     assert all(outcomes[n] != "ok" for n in rejected), [n for n in rejected if outcomes[n] == "ok"]
     assert outcomes["ok.json"] == "ok"
     agreement(service)

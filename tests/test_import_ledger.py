@@ -119,3 +119,26 @@ def test_a_lone_surrogate_costs_nothing_but_itself(tmp_path: Path) -> None:
     assert report.files_read[0].repaired == {"lone surrogate made U+FFFD": 1}
     shown = service.session("claude-code-" + TOOLS.stem)
     assert any(m.content == "push to github \ufffd" for m in shown.messages)
+
+
+def test_bytes_that_are_not_utf8_cost_nothing_but_themselves(tmp_path: Path) -> None:
+    # the same cut written as raw bytes: the first half of an emoji's four, then a Latin-1 byte
+    data = TOOLS.read_bytes()
+    cut = data.replace(b'"content":"push to github"', b'"content":"push to github \xf0\x9f"', 1)
+    cut = cut.replace(b"push to github", b"push to github \xe9", 1)
+    assert cut != data
+    path = tmp_path / TOOLS.name
+    path.write_bytes(cut)
+    service = _service(tmp_path / "home")
+    report = service.index([path])
+    assert (report.indexed, report.rejected) == (1, [])
+    assert report.files_read[0].repaired == {"bytes not UTF-8 made U+FFFD": 2}
+    assert (report.files_read[0].sessions, report.files_read[0].messages) == (1, 13)
+    shown = service.session("claude-code-" + TOOLS.stem)
+    assert any(m.content == "push to github \ufffd \ufffd" for m in shown.messages)
+    # a file that is mostly not UTF-8 is not text: refused, as before
+    binary = tmp_path / "binary" / TOOLS.name
+    binary.parent.mkdir()
+    binary.write_bytes(bytes(range(128, 256)) * 4)
+    (rejected,) = _service(tmp_path / "home2").index([binary]).rejected
+    assert rejected.reason.startswith("not valid UTF-8 (byte 0;")

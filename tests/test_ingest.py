@@ -57,7 +57,7 @@ def test_rejected_files_are_quarantined_with_reason_and_redacted(tmp_path: Path)
 
 @pytest.mark.parametrize("name,payload,reason", [
     ("big.json", b'{"messages": []}' + b" " * 2_000_000, "over the"),
-    ("utf.json", b'{"sessionId": "u", "date": "2026-01-01", "messages": [{"content": "\xff"}]}', "UTF-8"),
+    ("utf.json", bytes(range(128, 256)), "not valid UTF-8"),  # not text (one bad byte is repaired)
     ("nul.json", b'{"sessionId": "n", "date": "2026-01-01", "messages": [{"content": "\\u0000 ok"}]}\x00', "NUL"),
     ("deep.json", b"[" * 100_000 + b"]" * 100_000, "nested"),
 ])

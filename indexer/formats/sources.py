@@ -129,17 +129,32 @@ def file_hash(data: bytes, options: ImportOptions | None = None) -> str:
     return digest.hexdigest()
 
 
-def decode(data: bytes, max_bytes: int) -> str:
-    """The text of an input file; raises PayloadTooLarge / InvalidSession with the reason."""
+def decode(data: bytes, max_bytes: int, ledger: Ledger | None = None) -> str:
+    """The text of an input file; raises PayloadTooLarge / InvalidSession with the reason.
+    Bytes that are not UTF-8 in a text file (a tool's output cut mid-character, a Latin-1 name)
+    become U+FFFD, each run counted as repaired in `ledger`: they cost nothing but themselves. A
+    file where they are more than one character in a hundred is not text, and is refused."""
     if len(data) > max_bytes:
         raise PayloadTooLarge(f"file is {len(data) / 1e6:.1f} MB, over the {max_bytes / 1e6:.0f} MB limit")
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise InvalidSession(f"not valid UTF-8 (byte {exc.start})") from None
+        text = data.decode("utf-8-sig", errors="replace")
+        bad = text.count(REPLACEMENT) - data.count(REPLACEMENT.encode())  # not those it held
+        if bad > _BAD_RUNS_IN_TEXT and bad * 100 > len(text):
+            raise InvalidSession(f"not valid UTF-8 (byte {exc.start}; {bad} runs of bytes that "
+                                 f"are not UTF-8 in {len(text)} characters: not a text file)") \
+                from None
+        if ledger is not None:
+            ledger.repair(INVALID_UTF8, bad)
     if "\x00" in text:
         raise InvalidSession("file contains NUL bytes")
     return text
+
+
+REPLACEMENT = "\ufffd"
+INVALID_UTF8 = "bytes not UTF-8 made U+FFFD"
+_BAD_RUNS_IN_TEXT = 8  # so many runs, and more than 1 % of the characters: not a text file
 
 
 def read_path(path: Path, options: ImportOptions, max_bytes: int,
@@ -148,7 +163,8 @@ def read_path(path: Path, options: ImportOptions, max_bytes: int,
     data = database.read_unless_database(path)
     if data is None:
         return _repaired(formats.read_database(path, options, _ledger(ledger)), ledger)
-    return read_transcripts(path, decode(data, max_bytes), options, ledger)
+    ledger = _ledger(ledger)
+    return read_transcripts(path, decode(data, max_bytes, ledger), options, ledger)
 
 
 def read_transcripts(path: Path, text: str, options: ImportOptions,
@@ -212,9 +228,9 @@ def load_file(path: Path, data: bytes, max_bytes: int, options: ImportOptions | 
     if data.startswith(database.MAGIC):
         raise InvalidSession("a SQLite database: recall reads one from its path, not from bytes "
                              "sent to it (`recall index PATH`)")
-    text = decode(data, max_bytes)
-    options = options or ImportOptions()
     ledger = _ledger(ledger)
+    text = decode(data, max_bytes, ledger)
+    options = options or ImportOptions()
     markdown = formats.text_format(path, text, options.format)  # an aider chat history
     if markdown is None:
         text = _repaired_text(text, ledger)

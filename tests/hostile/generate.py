@@ -70,7 +70,7 @@ def generate(folder: Path, outside: Path) -> dict[str, str]:
         {"role": "user" if i % 2 == 0 else "assistant", "content": f"message number {i}"}
         for i in range(50_000)]), "ingest")
     add("bad-utf8.json", b'{"sessionId": "u8", "date": "2026-01-01", "messages": '
-                         b'[{"role": "user", "content": "caf\xc3\x28 \xff"}]}', "reject")
+                         b'[{"role": "user", "content": "caf\xc3\x28 \xff"}]}', "ingest")
     add("nul-byte.json", json.dumps(_session("nul")).encode() + b"\x00", "reject")
     add("nul-escaped.json", _session("nul-escaped", messages=[
         {"role": "user", "content": "before\u0000after"}]), "either")
