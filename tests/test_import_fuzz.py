@@ -25,6 +25,7 @@ from indexer.formats.common import FORMAT_NAMES, ImportOptions
 from indexer.formats.importer import candidate_files
 from indexer.formats.ledger import UNACCOUNTED, Ledger
 from indexer.formats.sources import load_database, load_file, normalize
+from indexer.formats.zed import messages as zed_messages
 from models import RecallError
 
 from .helpers import DAMAGED_FORMAT_FILES, FORMATS, ROOT
@@ -95,8 +96,8 @@ def test_a_mutated_transcript_is_read_or_refused_never_a_traceback(
 
 def _read_value(sample: Path, value: Any, fmt: str) -> tuple[list[Any], Ledger]:
     ledger = Ledger()
-    raws = load_file(sample, json.dumps(value).encode(), MAX_BYTES, ImportOptions(format=fmt),
-                     ledger)
+    raws = load_file(sample, json.dumps(value, indent=2).encode(), MAX_BYTES,
+                     ImportOptions(format=fmt), ledger)
     assert ledger.totals().adds_up()
     return [normalize(raw.record, raw.fallback_id)[0] for raw in raws], ledger
 
@@ -139,6 +140,25 @@ def test_a_crush_finish_part_whose_reason_is_not_text_costs_nothing(tmp_path: Pa
     assert [raw.record["messages"] for raw in sessions] == \
         [raw.record["messages"] for raw in unchanged]
     assert found.totals() == expected.totals()
+
+
+def test_qwen_and_zed_lists_of_the_wrong_type_cost_only_themselves() -> None:
+    """The same shape as gemini's in older Qwen Code chats (`toolCalls`) and Zed's legacy
+    threads (`tool_uses`, `tool_results`): not found by the fuzz yet, read the same way."""
+    sample = (FORMATS / "qwen" / "tmp" / ("a1" * 32) / "chats"
+              / "session-2025-10-02T08-00-c3d5e7f9.json")
+    chat = json.loads(sample.read_text("utf-8"))
+    chat["messages"][1]["toolCalls"] = True
+    (session,), ledger = _read_value(sample, chat, "qwen")
+    assert [m.role for m in session.messages] == ["user", "assistant", "user"]
+    assert ledger.parts_left_out["unreadable toolCalls (not a list)"] == 1
+    ledger = Ledger()
+    role, _, turn = zed_messages._legacy(
+        {"role": "assistant", "id": 1, "segments": [{"type": "text", "text": "Done."}],
+         "tool_uses": True, "tool_results": 7}, {}, ImportOptions(), ledger)
+    assert (role, turn) == ("assistant", zed_messages._Turn(lines=["Done."]))
+    assert ledger.parts_left_out == {"unreadable tool_uses (not a list)": 1,
+                                     "unreadable tool_results (not a list)": 1}
 
 
 # --- mutations

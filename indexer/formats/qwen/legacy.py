@@ -55,7 +55,10 @@ def _render(message: dict[str, Any], role: str, fallback_id: str, options: Impor
         else:
             ledger.part_left_out("thought")
     lines.append(parts_text(message.get("content")))
-    calls = [c for c in message.get("toolCalls") or [] if isinstance(c, dict)]
+    calls = message.get("toolCalls")
+    if calls is not None and not isinstance(calls, list):
+        ledger.part_left_out("unreadable toolCalls (not a list)")
+    calls = [c for c in calls if isinstance(c, dict)] if isinstance(calls, list) else []
     lines += [tool_call_text(c.get("name"), c.get("args"), limit) for c in calls]
     results = [tool_result_text(c["name"] if isinstance(c.get("name"), str) else None,
                                 _result_text(c.get("result")), c.get("status") == "error", limit)

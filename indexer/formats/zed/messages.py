@@ -177,7 +177,7 @@ def _legacy(message: dict[str, Any], tools: dict[str, str], options: ImportOptio
 
 def _legacy_tools(message: dict[str, Any], tools: dict[str, str], turn: _Turn, limit: int,
                   ledger: Ledger) -> None:
-    for use in message.get("tool_uses") or []:
+    for use in _listed(message, "tool_uses", ledger):
         if not isinstance(use, dict):
             ledger.part_left_out("unreadable tool call")
             continue
@@ -185,7 +185,7 @@ def _legacy_tools(message: dict[str, Any], tools: dict[str, str], turn: _Turn, l
         turn.lines.append(tool_call_text(name, use.get("input"), limit))
         if isinstance(use.get("id"), str) and name:
             turn.tools[use["id"]] = name
-    for result in message.get("tool_results") or []:
+    for result in _listed(message, "tool_results", ledger):
         if not isinstance(result, dict):
             ledger.part_left_out("unreadable tool result")
             continue
@@ -193,6 +193,16 @@ def _legacy_tools(message: dict[str, Any], tools: dict[str, str], turn: _Turn, l
         name = (turn.tools.get(use_id) or tools.get(use_id)) if isinstance(use_id, str) else None
         turn.results.append(tool_result_text(name, _result_text(result.get("content")),
                                              result.get("is_error") is True, limit))
+
+
+def _listed(message: dict[str, Any], key: str, ledger: Ledger) -> list[Any]:
+    """A legacy message's list under `key`; a value of another type is counted and read as
+    none, so it costs that piece and never the thread."""
+    value = message.get(key)
+    if value is None or isinstance(value, list):
+        return value or []
+    ledger.part_left_out(f"unreadable {key} (not a list)")
+    return []
 
 
 def _thinking(text: Any, turn: _Turn, options: ImportOptions, ledger: Ledger) -> None:
