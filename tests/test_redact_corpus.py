@@ -1,7 +1,8 @@
 """The redactor on the labelled corpus in tests/data/secrets/: at least 98% of the made-up
 credentials (80+ kinds, English and Chinese, config/shell/log/prose/JSON) are redacted, and at
 most 1% of the tricky non-secrets are changed; batch 3d, held out (written before looking at the
-rules), keeps the figure of its first run: 53 of 60 redacted, 2 of 40 non-secrets changed."""
+rules), measured 53 of 60 redacted and 2 of 40 non-secrets changed on its first run, and holds
+the figure after the fixes it led to: 60 of 60 redacted, 0 of 40 changed."""
 
 from __future__ import annotations
 
@@ -85,25 +86,21 @@ HELD_OUT_NON_SECRETS = [c for c in ALL_NON_SECRETS if c.get("batch") == HELD_OUT
 # token in JSON, a crates.io cio token after `cargo login`, a PostHog phx_ key in a log line,
 # a Huawei Cloud secret under `sk:` and a Firecrawl fc- key in Chinese prose. The changes: a
 # Razorpay key id (public, used in checkout.js) after `key:` and an Algolia search-only key
-# (public by design) after `apiKey:`. A fix for any of them raises this floor; a rule that
-# loses one of the 53 fails here.
-HELD_OUT_MISSES: set[str] = {
-    "r3d_hubspot_private_app", "r3d_resend_key_no_label", "r3d_dropbox_short_lived_json",
-    "r3d_crates_io_login", "r3d_posthog_personal_key_log", "r3d_huaweicloud_ak_sk_yaml_zh",
-    "r3d_firecrawl_no_label_zh"}
-HELD_OUT_CHANGED: set[str] = {"r3d_razorpay_key_id_checkout", "r3d_algolia_docsearch_public"}
+# (public by design) after `apiKey:`.
+# After the fixes (redact_rules_shapes.py: HubSpot pat-<region>-<uuid>, Resend re_, Dropbox
+# sl., crates.io cio, PostHog phx_, Firecrawl fc-; redact_rules_kv.py: the secret of an AK/SK
+# pair under a name ending in sk; redact_rules_public.py: Razorpay key ids and site-search
+# keys are public): 60 of 60 redacted, 0 of 40 changed. The first-run figure stays the fairer
+# measure of the rules on unseen text; a rule that loses one of these fails here.
 
 
-def test_held_out_batch_3d_keeps_its_first_run_floor() -> None:
+def test_held_out_batch_3d_is_fully_redacted_after_its_fixes() -> None:
     assert (len(HELD_OUT_SECRETS), len(HELD_OUT_NON_SECRETS)) == (60, 40)
     assert sum(c["lang"] == "zh" for c in HELD_OUT_SECRETS) == 20
     assert len({c["kind"] for c in HELD_OUT_SECRETS}) == len(HELD_OUT_SECRETS)
-    missed = _missed(HELD_OUT_SECRETS)
-    assert len(HELD_OUT_SECRETS) - len(missed) >= 53, missed
-    assert set(missed) <= HELD_OUT_MISSES, missed
+    assert not _missed(HELD_OUT_SECRETS)  # 60 of 60 (first run: 53)
     changed = [c["kind"] for c in HELD_OUT_NON_SECRETS if redact_text(c["text"])[0] != c["text"]]
-    assert len(changed) <= 2, changed
-    assert set(changed) <= HELD_OUT_CHANGED, changed
+    assert not changed, changed  # 0 of 40 (first run: 2)
 
 
 def test_only_the_value_goes_and_the_name_stays() -> None:
@@ -166,6 +163,11 @@ VENDOR_KINDS = {
     # batch 3d (held out): the vendor rules that named its cases on the first run
     "r3d_prefect_api_key": "prefect_key", "r3d_readme_api_key": "readme_key",
     "r3d_1password_service_account": "onepassword_token", "r3d_circleci_pat_prose": "circleci_token",
+    # batch 3d's misses, after its fixes
+    "r3d_hubspot_private_app": "hubspot_token", "r3d_resend_key_no_label": "resend_key",
+    "r3d_dropbox_short_lived_json": "dropbox_token", "r3d_crates_io_login": "crates_io_token",
+    "r3d_posthog_personal_key_log": "posthog_key", "r3d_firecrawl_no_label_zh": "firecrawl_key",
+    "r3d_huaweicloud_ak_sk_yaml_zh": "labelled_secret",
 }
 
 

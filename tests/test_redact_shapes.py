@@ -112,6 +112,13 @@ SHAPES: dict[str, Callable[[int], str]] = {
     "alibaba_sts_key": lambda s: "STS.N" + body(B62, 27, s),
     "asana_token": lambda s: "2/" + body(string.digits, 16, s) + "/" + body(string.digits, 16, s)
     + ":" + body(HEX, 32, s),
+    # batch 3d
+    "hubspot_token": lambda s: "pat-eu1-" + uuid(s),
+    "resend_key": lambda s: "re_" + body(B62, 8, s) + "_" + body(B62, 24, s + 1),
+    "dropbox_token": lambda s: "sl." + body(B64URL, 135, s),
+    "crates_io_token": lambda s: "cio" + body(B62, 32, s),
+    "posthog_key": lambda s: "phx_" + body(B62, 43, s),
+    "firecrawl_key": lambda s: "fc-" + body(HEX, 32, s),
 }
 
 SENTENCES = [
@@ -194,6 +201,28 @@ def test_twilio_auth_token_after_its_account_sid_is_redacted() -> None:
     text = f"{sid}\nsha: {body(HEX, 32, 4)}"
     out, counts = redact_text(text)
     assert counts == {"twilio_sid": 1} and out.endswith(text.split("\n")[1])
+
+
+@pytest.mark.parametrize("text", [
+    "huaweicloud:\n  ak: " + body(UPPER36, 20, 60) + "\n  sk: {}",
+    "HUAWEI_SK={}",
+    "obs.sk = '{}'",
+    '{{"ak": "' + body(UPPER36, 20, 61) + '", "sk": "{}"}}',
+])
+def test_the_secret_of_an_ak_sk_pair_under_its_sk_name_is_redacted(text: str) -> None:
+    for secret in (body(B62, 40, 62), body(B64URL, 40, 63), body(HEX, 32, 64)):
+        out, counts = redact_text(text.format(secret))
+        assert secret not in out and counts == {"labelled_secret": 1}, out
+
+
+@pytest.mark.parametrize("text", [
+    "sk: Slovenčina",
+    'sk: "Prihlásiť sa do účtu"',  # a locale file's Slovak string
+    "task: " + body(B62, 40, 65),  # sk inside a word
+    "sk: " + body(B62, 16, 66),  # too short for a cloud's secret key
+])
+def test_sk_that_names_no_cloud_secret_is_kept(text: str) -> None:
+    assert redact_text(text) == (text, {})
 
 
 def test_cloud_key_ids_take_their_secret_on_the_same_line() -> None:
@@ -303,6 +332,32 @@ def test_phrasings_near_them_that_hold_no_secret_are_kept(text: str) -> None:
     "Stripe request req_" + body(B62, 14, 40) + " failed: Invalid API Key provided",
     "refund for charge ch_3" + body(B62, 23, 41) + "; the secret key was fine",
     "复制这段淘口令 ￥" + body(B62, 11, 42) + "￥ 打开手机淘宝",
+    # batch 3d: a Razorpay key id (Checkout's key:), site-search keys (public by design)
+    "var rzp = new Razorpay({ key: 'rzp_live_" + body(B62, 14, 43) + "', amount: 50000 });",
+    "razorpayApiKey: 'rzp_test_" + body(B62, 14, 44) + "'",
+    "docsearch({\n  container: '#docsearch',\n  appId: 'R2IYF7ETH7',\n  apiKey: '"
+    + body(HEX, 32, 45) + "',\n  indexName: 'docs',\n});",
+    "ALGOLIA_SEARCH_API_KEY=" + body(HEX, 32, 46),
+    "NEXT_PUBLIC_ALGOLIA_SEARCH_KEY=" + body(HEX, 32, 47),
+    "searchOnlyApiKey: '" + body(HEX, 32, 48) + "'",
+    "TYPESENSE_SEARCH_ONLY_API_KEY=" + body(B62, 32, 49),
+    "the algolia search-only key " + body(HEX, 32, 50),
 ])
 def test_runs_near_a_credential_word_that_are_not_secrets_are_kept(text: str) -> None:
     assert redact_text(text) == (text, {})
+
+
+@pytest.mark.parametrize("text", [
+    "ALGOLIA_ADMIN_API_KEY={}",  # Algolia's other keys are secrets
+    "ELASTICSEARCH_API_KEY={}",  # "search" alone names no site-search key
+    "elasticSearchApiKey: '{}'",
+    "BRAVE_SEARCH_API_KEY={}",
+    # a key after the DocSearch call has closed is not its key
+    "docsearch({{ appId: 'X', apiKey: 'abc', indexName: 'd' }});\nconst admin = {{ apiKey: '{}' }}",
+    "algolia admin key {}",
+    "RAZORPAY_KEY_SECRET={}",  # the secret that goes with a Razorpay key id
+])
+def test_keys_beside_a_public_one_or_named_like_one_are_still_redacted(text: str) -> None:
+    secret = body(HEX, 32, 51)
+    out, counts = redact_text(text.format(secret))
+    assert secret not in out and counts.total() == 1, out

@@ -23,6 +23,7 @@ from indexer.text.redact_rules_base import word as _word
 from indexer.text.redact_rules_kv import KV_RULES, PROSE_OWNER
 from indexer.text.redact_rules_near import NEAR_RULES
 from indexer.text.redact_rules_providers import PROVIDER_RULES
+from indexer.text.redact_rules_public import public_match
 from indexer.text.redact_rules_shapes import SHAPE_RULES
 
 __all__ = ["MARKER_PREFIX", "RULES", "Find", "Rule", "Token", "Value"]
@@ -350,7 +351,7 @@ def _runs_on(m: re.Match[str]) -> bool:
 
 
 def _generic_ok(v: str, m: re.Match[str]) -> bool:
-    if v[0] in "./" or _low_diversity(v):  # file paths, placeholders
+    if v[0] in "./" or _low_diversity(v) or public_match(m):  # paths, placeholders, public
         return False
     if m.end("v") < len(m.string) and m.string[m.end("v")] in "([":  # token=tokenizer.encode(
         return False

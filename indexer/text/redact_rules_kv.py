@@ -32,6 +32,7 @@ from indexer.text.redact_rules_base import (
     Value,
 )
 from indexer.text.redact_rules_base import label as _label
+from indexer.text.redact_rules_public import public_key
 
 __all__ = ["KV_RULES", "PROSE_OWNER", "entropy", "secret_name"]
 
@@ -247,10 +248,19 @@ _ZH = re.compile(
 )
 
 
+def _public(m: re.Match[str]) -> bool:
+    """The value is a key public by design (redact_rules_public.py): a key id, a site-search
+    key by its name or its DocSearch configuration."""
+    start = next(m.start(g) for g in m.re.groupindex if g[0] == "v" and m.group(g) is not None)
+    return public_key(m.string, start, m.group("name"))
+
+
 def _named(family: Callable[[str], str | None]) -> Callable[[str, re.Match[str]], bool]:
     """A check that asks the name's family which value test applies."""
 
     def check(v: str, m: re.Match[str]) -> bool:
+        if _public(m):
+            return False
         kind = family(m.group("name"))
         if kind == "password":
             return password_like(v)
@@ -268,8 +278,22 @@ def _define_ok(v: str, m: re.Match[str]) -> bool:
 
 
 def _by_name_ok(v: str, m: re.Match[str]) -> bool:
+    if _public(m):
+        return False
     kind = secret_name(m.group("name"))
     return password_like(v) if kind == "password" else kind == "token" and token_like(v)
+
+
+# The secret half of a cloud's AK/SK pair (Huawei Cloud, Qiniu, JD Cloud, Baidu, Volcengine)
+# under a name whose last word is SK (sk:, HUAWEI_SK=, obs.sk): 24 to 64 characters of base64
+# or hex; "sk" alone is also Slovak in a locale file, whose strings are not that shape.
+_AKSK_SECRET = re.compile(r"[A-Za-z0-9+/=_-]{24,64}")
+
+
+def _aksk_ok(v: str, m: re.Match[str]) -> bool:
+    words = _name_words(m.group("name"))
+    return (bool(words) and words[-1] == "sk" and secret_name(m.group("name")) == "token"
+            and _AKSK_SECRET.fullmatch(v) is not None and token_like(v) and not _public(m))
 
 
 def _password_value_ok(v: str, m: re.Match[str]) -> bool:
@@ -307,6 +331,9 @@ _KV_WORDS = ("pass", "pwd", "psk", "secret", "token", "key", "cred", "auth", "sa
 _PROSE_WORDS = ("api key", "api token", "access key", "access token", "secret", "token",
                 "client secret", "auth token", "private key")
 _TOOLS = ("mysql", "mariadb", "sshpass", "redis-cli", "docker")
+# Where the AK/SK rule tries a name: "sk" before what may follow a name, not "sk" alone (ask,
+# task, disk are everywhere).
+_SK_WORDS = ("sk:", "sk=", 'sk"', "sk'", "sk\\", "sk =", "sk :", "sk：")
 
 # After every named format: these only add findings where nothing more specific matched.
 KV_RULES: tuple[Rule, ...] = (
@@ -314,6 +341,7 @@ KV_RULES: tuple[Rule, ...] = (
          itriggers=("authorization",)),
     Rule("labelled_secret", Anchored(_KV, _named(secret_name), _KV_WORDS, _NAME_CHARS),
          itriggers=_KV_WORDS),
+    Rule("labelled_secret", Anchored(_KV, _aksk_ok, _SK_WORDS, _NAME_CHARS), itriggers=_SK_WORDS),
     Rule("cli_secret", Anchored(_FLAG, _named(secret_name), ("--",)), triggers=("--",)),
     Rule("cli_secret", Anchored(_TOOL_PASSWORD, _password_value_ok, _TOOLS), itriggers=_TOOLS),
     Rule("cli_secret", Anchored(_USER_FLAG, _password_value_ok, ("-u", "--user")),

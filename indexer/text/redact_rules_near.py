@@ -19,6 +19,7 @@ from collections.abc import Iterator
 
 from indexer.text.redact_rules_base import DIGIT, LOWER, MARKER_PREFIX, UPPER, Rule
 from indexer.text.redact_rules_kv import entropy
+from indexer.text.redact_rules_public import public_key
 
 __all__ = ["NEAR_RULES"]
 
@@ -59,7 +60,9 @@ _AFTER_META = re.compile(rf"(?:{_META_WORDS})[\s:=：＝#]*$", re.IGNORECASE)
 _META_REACH = 24  # characters before the run where that word is looked for
 # Keys that are public by design (a Stripe publishable key, a reCAPTCHA site key, a Mapbox
 # public token): the word before the credential word says so.
-_PUBLIC_QUALIFIER = re.compile(r"(?i)(?<![a-z])(?:site|publishable|public|pub)[ _-]?$")
+# A search-only key (Algolia's, Typesense's) is one too.
+_PUBLIC_QUALIFIER = re.compile(
+    r"(?i)(?<![a-z])(?:site|publishable|public|pub|search[ _-]only)[ _-]?$")
 # Runs that are something else: UUIDs, lockfile integrity hashes, SSH public key bodies, paths.
 _NOT_A_SECRET = re.compile(
     r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
@@ -121,7 +124,7 @@ def _credential_word_near(text: str, start: int, end: int, shape: str) -> bool:
         return False
 
     def names_it(m: re.Match[str]) -> bool:
-        if _PUBLIC_QUALIFIER.search(m.string, max(0, m.start() - 12), m.start()):
+        if _PUBLIC_QUALIFIER.search(m.string, max(0, m.start() - 13), m.start()):
             return False
         if not _BARE_KEY.fullmatch(m.group()):
             return True
@@ -170,7 +173,8 @@ def _near_secrets(text: str) -> Iterator[tuple[str, int, int]]:
         if len(run) > _LONGEST or text.endswith(("base64,", "data:"), 0, start):
             continue  # a blob (an image, a file), not a token
         shape = high_entropy(run)
-        if shape and _credential_word_near(text, start, start + len(run), shape):
+        if shape and _credential_word_near(text, start, start + len(run), shape) and (
+                not public_key(text, start)):  # a key id, a DocSearch key (…_public.py)
             yield "near_secret", start, start + len(run)
 
 

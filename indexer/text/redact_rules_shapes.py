@@ -23,6 +23,7 @@ __all__ = ["SHAPE_RULES"]
 _B62 = "A-Za-z0-9"
 _B64URL = "A-Za-z0-9_-"
 _END = r"(?![A-Za-z0-9_-])"  # the body ends the token
+_UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
 
 
 def _mixed(v: str) -> bool:
@@ -151,6 +152,22 @@ _PREFIXED: tuple[tuple[str, re.Pattern[str], Callable[[str, re.Match[str]], bool
     # Alibaba Cloud STS temporary AccessKey ids (STS.N…), as AWS's ASIA ids.
     ("alibaba_sts_key", _tok(("STS.",), rf"[{_B62}]{{20,40}}{_END}", before="A-Za-z0-9_.-"),
      _mixed_body, ("STS.",)),
+    # HubSpot private app tokens: pat-, the account's region (na1, eu1, ...), a UUID.
+    ("hubspot_token", _tok(("pat-",), r"[a-z]{2}[0-9]-" + _UUID + _END, before="A-Za-z0-9_-"),
+     _hex_body, ("pat-",)),
+    # Resend API keys: re_, 8 characters (the key's id), _, 24 more.
+    ("resend_key", _tok(("re_",), rf"[{_B62}]{{8}}_[{_B62}]{{24}}{_END}"), _mixed_body,
+     ("re_",)),
+    # Dropbox short-lived access tokens: sl. (sl.u. since 2024) and a long base64url body.
+    ("dropbox_token", _tok(("sl.u.", "sl."), rf"[{_B64URL}]{{130,}}+", before="A-Za-z0-9_.-"),
+     _mixed_body, ("sl.",)),
+    # crates.io API tokens: cio and 32 letters and digits.
+    ("crates_io_token", _tok(("cio",), rf"[{_B62}]{{32}}{_END}"), _mixed_body, ("cio",)),
+    # PostHog personal API keys (phx_); its project keys (phc_) are public and are left.
+    ("posthog_key", _tok(("phx_",), rf"[{_B62}_]{{43}}{_END}"), _random_body, ("phx_",)),
+    # Firecrawl API keys: fc- and 32 hex.
+    ("firecrawl_key", _tok(("fc-",), r"[0-9a-f]{32}" + _END, before="A-Za-z0-9_-"), _hex_body,
+     ("fc-",)),
     # Meta (Facebook, Instagram) access tokens: EAA, an app letter, a long base62 body; Square's
     # EAAA tokens are named by their own rule first.
     ("meta_access_token", _tok(("EAA",), rf"[{_B62}]{{100,}}+"), _mixed_body, ("EAA",)),
@@ -178,7 +195,6 @@ _TEAMS_WEBHOOK = re.compile(
 # Okta API tokens after their scheme: "Authorization: SSWS 00…".
 _OKTA = re.compile(rf"SSWS[ \t]+(?P<v>00[{_B64URL}]{{40}}){_END}")
 # Chat robots' webhooks (WeCom 企业微信, Feishu/Lark 飞书): the key in the URL is the secret.
-_UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
 _CHAT_WEBHOOK = re.compile(
     r"(?:qyapi\.weixin\.qq\.com/cgi-bin/webhook/send\?key=|"
     rf"open\.(?:feishu\.cn|larksuite\.com)/open-apis/bot/v2/hook/)(?P<v>{_UUID})")
