@@ -28,9 +28,11 @@ ALL_NON_SECRETS = _load("non_secrets.jsonl")
 # measure of how the rules do on credentials written after them. It has its own floor (the
 # figure measured on its first run) and stays out of the 98% / 1% figures below, which are for
 # the batches the rules were fixed against.
+# Batch 3e was written the same way after 3d's fixes.
 HELD_OUT = "3d"
-SECRETS = [c for c in ALL_SECRETS if c.get("batch") != HELD_OUT]
-NON_SECRETS = [c for c in ALL_NON_SECRETS if c.get("batch") != HELD_OUT]
+HELD_OUT_3E = "3e"
+SECRETS = [c for c in ALL_SECRETS if c.get("batch") not in (HELD_OUT, HELD_OUT_3E)]
+NON_SECRETS = [c for c in ALL_NON_SECRETS if c.get("batch") not in (HELD_OUT, HELD_OUT_3E)]
 
 
 def test_the_corpus_is_broad() -> None:
@@ -101,6 +103,30 @@ def test_held_out_batch_3d_is_fully_redacted_after_its_fixes() -> None:
     assert not _missed(HELD_OUT_SECRETS)  # 60 of 60 (first run: 53)
     changed = [c["kind"] for c in HELD_OUT_NON_SECRETS if redact_text(c["text"])[0] != c["text"]]
     assert not changed, changed  # 0 of 40 (first run: 2)
+
+
+HELD_OUT_3E_SECRETS = [c for c in ALL_SECRETS if c.get("batch") == HELD_OUT_3E]
+HELD_OUT_3E_NON_SECRETS = [c for c in ALL_NON_SECRETS if c.get("batch") == HELD_OUT_3E]
+# Batch 3e's first run, before any rule was changed for it: 50 of 60 redacted (83%; 16 of the
+# 20 in Chinese), 0 of 40 non-secrets changed. Vendors whose shape no rule knew (a Backblaze
+# application key after `b2 account authorize`, a Mollie live_ key, an Ably key, a Tavily
+# tvly- key, a W&B key after `wandb login`, Tencent LBS's grouped key), names no rule read as
+# credentials (WeCom's corpsecret= in a URL, Agora's app-certificate, WeChat Pay's api-v3-key)
+# and a password after "password for the ci user ...:".
+HELD_OUT_3E_MISSES = {
+    "r3e_backblaze_b2_app_key", "r3e_mollie_live_key_php", "r3e_ably_api_key_json",
+    "r3e_tavily_key_prose", "r3e_wandb_login", "r3e_wecom_corpsecret_url_zh",
+    "r3e_agora_app_certificate_zh", "r3e_wechatpay_apiv3_key_zh", "r3e_tencent_lbs_key_zh",
+    "r3e_hi_prose_ci_user_password"}
+
+
+def test_held_out_batch_3e_keeps_its_first_run_figure() -> None:
+    assert (len(HELD_OUT_3E_SECRETS), len(HELD_OUT_3E_NON_SECRETS)) == (60, 40)
+    assert sum(c["lang"] == "zh" for c in HELD_OUT_3E_SECRETS) == 20
+    assert set(_missed(HELD_OUT_3E_SECRETS)) <= HELD_OUT_3E_MISSES  # 50 of 60 redacted
+    changed = [c["kind"] for c in HELD_OUT_3E_NON_SECRETS
+               if redact_text(c["text"])[0] != c["text"]]
+    assert not changed, changed  # 0 of 40
 
 
 def test_only_the_value_goes_and_the_name_stays() -> None:
