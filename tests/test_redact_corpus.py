@@ -2,7 +2,8 @@
 credentials (80+ kinds, English and Chinese, config/shell/log/prose/JSON) are redacted, and at
 most 1% of the tricky non-secrets are changed; batch 3d, held out (written before looking at the
 rules), measured 53 of 60 redacted and 2 of 40 non-secrets changed on its first run, and holds
-the figure after the fixes it led to: 60 of 60 redacted, 0 of 40 changed."""
+the figure after the fixes it led to: 60 of 60 redacted, 0 of 40 changed; batch 3e, held out
+the same way, 50 of 60 and 0 of 40 on its first run, 60 of 60 and 0 of 40 after its fixes."""
 
 from __future__ import annotations
 
@@ -113,20 +114,23 @@ HELD_OUT_3E_NON_SECRETS = [c for c in ALL_NON_SECRETS if c.get("batch") == HELD_
 # tvly- key, a W&B key after `wandb login`, Tencent LBS's grouped key), names no rule read as
 # credentials (WeCom's corpsecret= in a URL, Agora's app-certificate, WeChat Pay's api-v3-key)
 # and a password after "password for the ci user ...:".
-HELD_OUT_3E_MISSES = {
-    "r3e_backblaze_b2_app_key", "r3e_mollie_live_key_php", "r3e_ably_api_key_json",
-    "r3e_tavily_key_prose", "r3e_wandb_login", "r3e_wecom_corpsecret_url_zh",
-    "r3e_agora_app_certificate_zh", "r3e_wechatpay_apiv3_key_zh", "r3e_tencent_lbs_key_zh",
-    "r3e_hi_prose_ci_user_password"}
+# After the fixes (redact_rules_login.py: Tavily tvly-, Mollie live_/test_ + 30, Ably
+# app.key:secret, Tencent LBS 6x5 groups by shape, the argument of `wandb login`, `b2 account
+# authorize`/`b2 authorize-account` and other CLI logins; redact_rules_kv.py: corpsecret,
+# app certificate, api v3 key and the like as credential names; redact_rules_near.py: a
+# credential word, what it is for, a colon, a generated value): 60 of 60 redacted, 0 of 40
+# changed. The first-run figure stays the fairer measure of the rules on unseen text; a rule
+# that loses one of these fails here.
 
 
-def test_held_out_batch_3e_keeps_its_first_run_figure() -> None:
+def test_held_out_batch_3e_is_fully_redacted_after_its_fixes() -> None:
     assert (len(HELD_OUT_3E_SECRETS), len(HELD_OUT_3E_NON_SECRETS)) == (60, 40)
     assert sum(c["lang"] == "zh" for c in HELD_OUT_3E_SECRETS) == 20
-    assert set(_missed(HELD_OUT_3E_SECRETS)) <= HELD_OUT_3E_MISSES  # 50 of 60 redacted
+    assert len({c["kind"] for c in HELD_OUT_3E_SECRETS}) == len(HELD_OUT_3E_SECRETS)
+    assert not _missed(HELD_OUT_3E_SECRETS)  # 60 of 60 (first run: 50)
     changed = [c["kind"] for c in HELD_OUT_3E_NON_SECRETS
                if redact_text(c["text"])[0] != c["text"]]
-    assert not changed, changed  # 0 of 40
+    assert not changed, changed  # 0 of 40 (first run: 0)
 
 
 def test_only_the_value_goes_and_the_name_stays() -> None:
@@ -194,6 +198,13 @@ VENDOR_KINDS = {
     "r3d_dropbox_short_lived_json": "dropbox_token", "r3d_crates_io_login": "crates_io_token",
     "r3d_posthog_personal_key_log": "posthog_key", "r3d_firecrawl_no_label_zh": "firecrawl_key",
     "r3d_huaweicloud_ak_sk_yaml_zh": "labelled_secret",
+    # batch 3e's misses, after its fixes
+    "r3e_backblaze_b2_app_key": "cli_login", "r3e_mollie_live_key_php": "mollie_key",
+    "r3e_ably_api_key_json": "ably_key", "r3e_tavily_key_prose": "tavily_key",
+    "r3e_wandb_login": "cli_login", "r3e_wecom_corpsecret_url_zh": "labelled_secret",
+    "r3e_agora_app_certificate_zh": "labelled_secret",
+    "r3e_wechatpay_apiv3_key_zh": "labelled_secret", "r3e_tencent_lbs_key_zh": "tencent_lbs_key",
+    "r3e_hi_prose_ci_user_password": "password",
 }
 
 

@@ -119,6 +119,11 @@ SHAPES: dict[str, Callable[[int], str]] = {
     "crates_io_token": lambda s: "cio" + body(B62, 32, s),
     "posthog_key": lambda s: "phx_" + body(B62, 43, s),
     "firecrawl_key": lambda s: "fc-" + body(HEX, 32, s),
+    # batch 3e
+    "tavily_key": lambda s: "tvly-dev-" + body(B62, 32, s),
+    "mollie_key": lambda s: "live_" + body(B62, 30, s),
+    "ably_key": lambda s: body(B62, 6, s) + "." + body(B62, 6, s + 1) + ":" + body(B64URL, 43, s),
+    "tencent_lbs_key": lambda s: "-".join(body(UPPER36, 5, s + i) for i in range(6)),
 }
 
 SENTENCES = [
@@ -361,3 +366,110 @@ def test_keys_beside_a_public_one_or_named_like_one_are_still_redacted(text: str
     secret = body(HEX, 32, 51)
     out, counts = redact_text(text.format(secret))
     assert secret not in out and counts.total() == 1, out
+
+
+# --- batch 3e: CLI logins, credential names, a password after what it is for -----------------
+
+@pytest.mark.parametrize("text", [
+    "$ wandb login {hex40}",
+    "wandb login --relogin {hex40}",
+    "wandb login --host https://wandb.demo.test local-{hex40}",
+    "b2 account authorize 0059075bacb0000000076457 K005{b62_27}",
+    "b2 authorize-account 4a5b6c7d8e9f {hex31}",
+    "ngrok config add-authtoken 2{b62_26}_{b62_20}",
+    "ngrok authtoken 2{b62_26}_{b62_20}",
+    "cargo login --registry internal {b62_32}",
+    "snyk auth {uuid}",
+    "doctl auth init -t dop_v1_{hex64}",
+    "在服务器上执行 wandb login {hex40} 就行",
+])
+def test_the_credential_of_a_cli_login_is_redacted(text: str) -> None:
+    values = {"hex40": body(HEX, 40, 61), "b62_27": body(B62, 27, 62), "hex31": body(HEX, 31, 63),
+              "b62_26": body(B62, 26, 64), "b62_20": body(B62, 20, 65),
+              "b62_32": body(B62, 32, 66), "uuid": uuid(67), "hex64": body(HEX, 64, 68)}
+    filled = text.format(**values)
+    out, counts = redact_text(filled)
+    assert "[REDACTED:" in out and counts.total() == 1, out
+    assert not any(v in out for k, v in values.items() if "{" + k + "}" in text), out
+
+
+@pytest.mark.parametrize("text", [
+    "wandb login",
+    "wandb login --relogin",
+    "run `wandb login` and paste the key from https://wandb.ai/authorize",
+    "b2 account authorize",
+    "b2 authorize-account 4a5b6c7d8e9f",  # the key id alone, the key typed at the prompt
+    "cargo login --registry my-company-registry",
+    "ngrok config add-authtoken $NGROK_AUTHTOKEN",
+    "snyk auth",
+    "wandb login " + "0" * 40,
+])
+def test_cli_logins_without_an_inline_credential_are_kept(text: str) -> None:
+    assert redact_text(text) == (text, {})
+
+
+@pytest.mark.parametrize("text", [
+    "GET https://qyapi.weixin.qq.com/cgi-bin/gettoken?corpid=ww1234&corpsecret={}",
+    "agora.app-certificate={}",
+    "AGORA_APP_CERTIFICATE={}",
+    '{{"appCertificate": "{}"}}',
+    "    api-v3-key: {}",
+    "apiv3key={}",
+    "WECHAT_PAY_API_V3_KEY={}",
+    "wx.appsecret = {}",
+])
+def test_names_that_are_credentials_are_read_as_such(text: str) -> None:
+    secret = body(B62, 32, 71)
+    out, counts = redact_text(text.format(secret))
+    assert secret not in out and counts == {"labelled_secret": 1}, out
+
+
+@pytest.mark.parametrize("text", [
+    "agora.app-id=" + body(HEX, 32, 72),
+    "    cert-serial-no: " + body(HEX.upper(), 40, 73),
+    "key-id: " + body(B62, 24, 74),
+    "public-key: " + body(B62, 32, 75),
+    "mch-id: 1656494632",
+    # a certificate itself (PEM body) is public: the app-certificate rule wants a short key
+    "appCertificate: MIIDdzCCAl+gAwIBAgIE" + body(B62 + "+/", 80, 76),
+    "ssl_certificate: " + body(B62, 32, 77),  # "certificate" alone names no secret
+    "corpid=ww" + body(HEX, 16, 78),
+])
+def test_names_beside_them_that_are_public_are_kept(text: str) -> None:
+    assert redact_text(text) == (text, {})
+
+
+@pytest.mark.parametrize("text, kind", [
+    ("password for the ci user on the build VM: {} (it's in the vault too)", "password"),
+    ("Password of the backup account on nas-01: {}", "password"),
+    ("the token for our staging deploy bot: {}", "near_secret"),
+    ("api key for the billing service user: {}.", "near_secret"),
+])
+def test_a_credential_after_what_it_is_for_and_a_colon_is_redacted(text: str, kind: str) -> None:
+    secret = body(B62, 16, 81)
+    out, counts = redact_text(text.format(secret))
+    assert secret not in out and counts == {kind: 1}, out
+
+
+@pytest.mark.parametrize("text", [
+    "password for the ci user on the build VM: see the vault entry",
+    "password for the ci user. Next step: " + body(B62, 16, 82),  # a sentence ends between
+    "password for the ci user on the old build machine in the basement rack: "
+    + body(B62, 16, 83),  # more than eight words: not a label
+    "the token for the zone id: " + body(B62, 20, 84),  # it names the id
+    "password for the ci user on the build VM: " + body(HEX, 32, 85),  # hex: a hash, maybe
+    "password for the ci user:\n" + body(B62, 16, 86),
+])
+def test_phrases_after_a_credential_word_that_name_no_value_are_kept(text: str) -> None:
+    assert redact_text(text) == (text, {})
+
+
+def test_mollie_keys_need_a_random_body_and_test_keys_a_mention_of_mollie() -> None:
+    key = body(B62, 30, 91)
+    out, counts = redact_text(f'$mollie->setApiKey("test_{key}");')
+    assert key not in out and counts == {"mollie_key": 1}, out
+    for text in [f"test_{key}",  # test_ alone: an identifier as well
+                 "def test_parseHTTP2ResponseWithBodyAbc1(self):",
+                 "live_streamingEnabledForUsers2",
+                 "sk_live_" + "x" * 30]:
+        assert redact_text(text)[0] == text, text

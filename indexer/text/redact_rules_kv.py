@@ -71,6 +71,12 @@ _META_WORDS = frozenset([
     "route", "handler", "class", "module", "vault", "helper", "command", "cmd",
 ])
 _NAME_PARTS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
+# The last words of a name, run together, that name a secret where the words alone do not:
+# WeCom's corpsecret, Agora's app certificate (appCertificate, app-certificate), WeChat Pay's
+# API v3 key (api-v3-key, apiv3key, API_V3_KEY), appsecret.
+_RUN_TOGETHER = re.compile(
+    r"(?:corp|app|api|client|consumer|master|private|signing|shared)(?:v[0-9]+)?secret"
+    r"|(?:app|api)(?:v[0-9]+)?certificate|api(?:v[0-9]+)key")
 
 
 def _name_words(name: str) -> list[str]:
@@ -79,7 +85,8 @@ def _name_words(name: str) -> list[str]:
 
 @lru_cache(maxsize=4096)
 def secret_name(name: str) -> str | None:
-    """"password" or "token" when name (an identifier) names a secret of that family."""
+    """"password" or "token" when name (an identifier) names a secret of that family
+    ("certificate" for an app certificate, a secret of a narrower shape)."""
     words = _name_words(name)
     if not words or any(w in _META_WORDS for w in words):
         return None
@@ -90,6 +97,9 @@ def secret_name(name: str) -> str | None:
         return "token"
     if any(b == "key" and a in _KEY_QUALIFIERS for a, b in pairwise(words)):
         return "token"
+    for i in range(len(words)):
+        if (run := _RUN_TOGETHER.fullmatch("".join(words[i:]))) is not None:
+            return "certificate" if run.group().endswith("certificate") else "token"
     return None
 
 
@@ -264,9 +274,14 @@ def _named(family: Callable[[str], str | None]) -> Callable[[str, re.Match[str]]
         kind = family(m.group("name"))
         if kind == "password":
             return password_like(v)
+        if kind == "certificate":  # Agora's is 32 hex; a certificate itself (PEM) is public
+            return _SHORT_KEY.fullmatch(v) is not None and token_like(v)
         return kind == "token" and token_like(v)
 
     return check
+
+
+_SHORT_KEY = re.compile(r"[A-Za-z0-9]{16,64}")
 
 
 def _define_ok(v: str, m: re.Match[str]) -> bool:
@@ -327,7 +342,8 @@ def _strong(v: str) -> bool:
 
 
 _NAME_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-"
-_KV_WORDS = ("pass", "pwd", "psk", "secret", "token", "key", "cred", "auth", "sas")
+_KV_WORDS = ("pass", "pwd", "psk", "secret", "token", "key", "cred", "auth", "sas",
+             "certificate")
 _PROSE_WORDS = ("api key", "api token", "access key", "access token", "secret", "token",
                 "client secret", "auth token", "private key")
 _TOOLS = ("mysql", "mariadb", "sshpass", "redis-cli", "docker")

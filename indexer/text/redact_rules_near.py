@@ -218,10 +218,35 @@ def _near_passwords(text: str) -> Iterator[tuple[str, int, int]]:
             yield "password", candidate.start(), candidate.start() + len(value)
 
 
+# --- a credential word, what it is for, a colon, the value ----------------------------------
+
+# "password for the ci user on the build VM: X", "token for the staging deploy bot: X": what
+# the secret is for may name a user or an account (words that elsewhere mean metadata), so the
+# near-word rule above passes over it; here the phrase is short (one to eight words on the
+# line, no sentence end), a colon closes it and the value right after is a generated run.
+_OWNED = re.compile(
+    r"(?<![A-Za-z0-9_.-])(?P<word>(?i:passwords?|passwd|passphrase|passcode|tokens?|secrets?"
+    r"|(?:api|access|secret|private|auth)[ _-]?(?:keys?|tokens?)|credentials?))"
+    r"[ \t]+(?i:for|of)(?P<phrase>(?:[ \t]+[\w'/-]{1,32}+){1,8}?)[ \t]*[:：][ \t]*"
+    r"(?P<v>[A-Za-z0-9_-][A-Za-z0-9_+/=.~-]{15,199}+)(?![A-Za-z0-9_+/=.~-])")
+_OWNER_WORDS = frozenset(["user", "users", "account", "accounts"])
+
+
+def _owned_secrets(text: str) -> Iterator[tuple[str, int, int]]:
+    for m in _OWNED.finditer(text):
+        if any(w.group().lower() not in _OWNER_WORDS for w in _META.finditer(m.group("phrase"))):
+            continue  # "the token for the zone id: X" names the id
+        run = m.group("v").rstrip(".")
+        if high_entropy(run) == "mixed" and not public_key(text, m.start("v")):
+            kind = "password" if m.group("word")[0] in "Pp" else "near_secret"
+            yield kind, m.start("v"), m.start("v") + len(run)
+
+
 _ITRIGGERS = ("token", "key", "secret", "passw", "passphrase", "passcode", "cred")
 
 NEAR_RULES: tuple[Rule, ...] = (
     Rule("near_secret", _near_secrets, triggers=_ZH_WORDS, itriggers=_ITRIGGERS),
     Rule("password", _near_passwords, triggers=("密码", "密碼", "口令"),
          itriggers=("passw", "passphrase", "passcode", "pwd")),
+    Rule("near_secret", _owned_secrets, itriggers=_ITRIGGERS),
 )

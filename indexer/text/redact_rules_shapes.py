@@ -17,6 +17,7 @@ from indexer.text.redact_rules_base import hex_body as _hex_body
 from indexer.text.redact_rules_base import random_body as _random_body
 from indexer.text.redact_rules_base import token_re as _tok
 from indexer.text.redact_rules_base import word as _word
+from indexer.text.redact_rules_login import LOGIN_RULES
 
 __all__ = ["SHAPE_RULES"]
 
@@ -273,4 +274,5 @@ SHAPE_RULES: tuple[Rule, ...] = (
                                 _standalone(f"[{_B62}]{{32}}"), _mixed), triggers=("AKID",)),
     Rule("baidu_key", _paired("baidu_key", _BAIDU_ID, "baidu_secret",
                               _standalone("[0-9a-f]{32}"), _hex), triggers=("ALTAK",)),
+    *LOGIN_RULES,  # Tavily, Mollie, Ably, Tencent LBS; keys after a CLI login command
 )
