@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from indexer.text.redact_rules_base import DIGIT, LOWER, MARKER_PREFIX, UPPER, Rule
+from indexer.text.redact_rules_base import DIGIT, LOWER, MARKER_PREFIX, UPPER, Rule, label
 from indexer.text.redact_rules_kv import entropy
 from indexer.text.redact_rules_public import public_key
 
@@ -225,9 +225,11 @@ def _near_passwords(text: str) -> Iterator[tuple[str, int, int]]:
 # near-word rule above passes over it; here the phrase is short (one to eight words on the
 # line, no sentence end), a colon closes it and the value right after is a generated run.
 _OWNED = re.compile(
-    r"(?<![A-Za-z0-9_.-])(?P<word>(?i:passwords?|passwd|passphrase|passcode|tokens?|secrets?"
-    r"|(?:api|access|secret|private|auth)[ _-]?(?:keys?|tokens?)|credentials?))"
-    r"[ \t]+(?i:for|of)(?P<phrase>(?:[ \t]+[\w'/-]{1,32}+){1,8}?)[ \t]*[:：][ \t]*"
+    "(?P<word>" + label(
+        "A-Za-z0-9_.-", "passwords?", "passwd", "passphrase", "passcode", "tokens?",
+        "secrets?", "credentials?", *(q + "[ _-]?(?:keys?|tokens?)"
+                                       for q in ("api", "access", "secret", "private", "auth")))
+    + r")[ \t]+(?i:for|of)(?P<phrase>(?:[ \t]+[\w'/-]{1,32}+){1,8}?)[ \t]*[:：][ \t]*"
     r"(?P<v>[A-Za-z0-9_-][A-Za-z0-9_+/=.~-]{15,199}+)(?![A-Za-z0-9_+/=.~-])")
 _OWNER_WORDS = frozenset(["user", "users", "account", "accounts"])
 
