@@ -115,5 +115,7 @@ LOGIN_RULES: tuple[Rule, ...] = (
     Rule("mollie_key", _mollie, triggers=("live_", "test_")),
     Rule("ably_key", _ably, triggers=(":",)),
     Rule("tencent_lbs_key", _tencent_lbs, triggers=("-",)),
-    Rule("cli_login", _logins, triggers=("wandb", "b2", "ngrok", "cargo", "snyk", "doctl")),
+    # Two needles for six commands (login; auth, authorize, authtoken): each trigger is one more
+    # substring test on every message that holds its rarest character.
+    Rule("cli_login", _logins, triggers=("login", "auth")),
 )
