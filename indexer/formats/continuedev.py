@@ -290,7 +290,9 @@ def _read_index(path: str, mtime_ns: int, size: int) -> dict[str, dict[str, Any]
             if isinstance(e, dict) and isinstance(e.get("sessionId"), str)}
 
 
-INDEX = Metadata("continue-index", "Continue session list (sessions.json)", looks_like_index)
+# Kiro IDE keeps a sessions.json of the same shape beside its workspace sessions
+INDEX = Metadata("continue-index", "session list (sessions.json: Continue, or Kiro IDE's)",
+                 looks_like_index)
 FORMAT = Format(
     name=NAME, channel=CHANNEL, stored_as=(Storage.DOCUMENT,),
     default_paths=default_paths, is_candidate=is_candidate, environment=("CONTINUE_GLOBAL_DIR",),
