@@ -48,7 +48,8 @@ def link_memories(memories: Sequence[Memory], vectors: np.ndarray,
 
     statements = [Statement.of(memories[i]) for i in chosen]
     kinds = _Kinds(statements)
-    rise = RiseRows(vectors[chosen])
+    # a store's statements are all linked and in this order already: no copy of the vectors
+    rise = RiseRows(vectors if chosen == list(range(len(memories))) else vectors[chosen])
     links: dict[str, Supersession] = {}  # by the earlier memory
     by_id = {s.memory.id: s for s in statements}
     # only the rows of statements that can replace anything are computed (most state no

@@ -22,7 +22,10 @@ class RiseRows:
     number of memories too; only the rows asked for are quadratic."""
 
     BLOCK = 512
-    CELLS = 4_000_000  # a block's rows x columns: its few float64 arrays stay ~100 MB together
+    # a block's rows x columns: the one float64 array it returns, ~128 MB; the work is done a
+    # part of the columns at a time. Converting those parts to float64 is what a block costs
+    # beyond its rows, so the more rows it has, the less each pays (3x at 100k sessions).
+    CELLS = 16_000_000
     COLUMNS = 32_768  # memories converted to float64 at a time for a block's products (~100 MB)
 
     def __init__(self, vectors: np.ndarray) -> None:
@@ -33,12 +36,13 @@ class RiseRows:
             part = self.vectors[start:start + self.BLOCK].astype(np.float64)
             total_vector += part.sum(axis=0)
             gram += part.T @ part
-        total, squares = np.zeros(n), np.zeros(n)
+        # a block at a time: a float64 copy of every vector would be 1.4 GB at 100k sessions
+        total, squares, self_sims = np.zeros(n), np.zeros(n), np.zeros(n)
         for start in range(0, n, self.BLOCK):
             part = self.vectors[start:start + self.BLOCK].astype(np.float64)
             total[start:start + len(part)] = part @ total_vector
             squares[start:start + len(part)] = ((part @ gram) * part).sum(axis=1)
-        self_sims = (self.vectors.astype(np.float64) ** 2).sum(axis=1)
+            self_sims[start:start + len(part)] = (part ** 2).sum(axis=1)
         self.mean = (total - self_sims) / max(1, n - 1)
         variance = (squares - self_sims ** 2) / max(1, n - 1) - self.mean ** 2
         self.spread = np.sqrt(np.maximum(variance, 1e-12))
@@ -58,13 +62,15 @@ class RiseRows:
         and float32 products would decide ties (a row with two others is exactly ±1)."""
         rows = np.asarray(rows, dtype=np.intp)
         left = self.vectors[rows].astype(np.float64)
-        sims = np.empty((len(rows), columns))
+        row_mean, row_spread = self.mean[rows, None], self.spread[rows, None]
+        out = np.empty((len(rows), columns))
         for start in range(0, columns, self.COLUMNS):  # a float64 copy of the columns, in parts
             stop = min(columns, start + self.COLUMNS)
-            sims[:, start:stop] = left @ self.vectors[start:stop].T.astype(np.float64)
-        z_rows = (sims - self.mean[rows, None]) / self.spread[rows, None]
-        sims -= self.mean[None, :columns]  # in place: a block is rows x columns float64s
-        sims /= self.spread[None, :columns]
-        z_rows += sims
-        z_rows /= 2
-        return np.round(z_rows, 6, out=z_rows)  # what float64 error is left decides nothing
+            sims = left @ self.vectors[start:stop].T.astype(np.float64)
+            z_rows = (sims - row_mean) / row_spread
+            sims -= self.mean[None, start:stop]
+            sims /= self.spread[None, start:stop]
+            z_rows += sims
+            z_rows /= 2
+            np.round(z_rows, 6, out=out[:, start:stop])  # float64 error left decides nothing
+        return out

@@ -49,6 +49,8 @@ CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
 _CHUNK = 500  # SQLite host parameters per statement stay well under its limit
 _DECODE_MEMORY = msgspec.json.Decoder(Memory)
+_STATEMENTS_IN_ORDER = ("SELECT memory, position, vector FROM statements "
+                        "ORDER BY session_date, session_id, position, memory_id")
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,8 +186,7 @@ class FactStore(SQLiteStore):
     def _read_statements(self) -> list[Statement]:
         import numpy as np
 
-        rows = self._db.execute("SELECT memory, position, vector FROM statements "
-                                "ORDER BY session_date, session_id, position, memory_id")
+        rows = self._db.execute(_STATEMENTS_IN_ORDER)
         return [Statement(_DECODE_MEMORY.decode(m), p, np.frombuffer(v, dtype=np.float32))
                 for m, p, v in rows]
 
@@ -218,12 +219,29 @@ class FactStore(SQLiteStore):
         that snapshot; reads only, so it needs no writer lock (Ingestor.index_paths)."""
         import numpy as np
 
-        changes, statements = self._snapshot()
-        if len(statements) < 2:
-            return changes, []
-        vectors = np.stack([s.vector for s in statements])
-        position = {s.memory.id: s.position for s in statements}
-        return changes, link_memories([s.memory for s in statements], vectors, position)
+        self._db.execute("BEGIN")  # one snapshot: the counter and the rows it counts
+        try:
+            changes = self.changes
+            count = self._db.execute("SELECT count(*) FROM statements").fetchone()[0]
+            if count < 2:
+                return changes, []
+            # the vectors go straight into one matrix: a statement object per row would
+            # hold a second copy of them (~0.7 GB at 100k sessions) while links are computed
+            memories: list[Memory] = []
+            position: dict[str, int] = {}
+            vectors: np.ndarray | None = None
+            for row, (raw, place, blob) in enumerate(self._db.execute(_STATEMENTS_IN_ORDER)):
+                vector = np.frombuffer(blob, dtype=np.float32)
+                if vectors is None:
+                    vectors = np.empty((count, len(vector)), dtype=np.float32)
+                vectors[row] = vector
+                memory = _DECODE_MEMORY.decode(raw)
+                memories.append(memory)
+                position[memory.id] = place
+        finally:
+            self._db.execute("COMMIT")
+        assert vectors is not None
+        return changes, link_memories(memories, vectors, position)
 
     def store_links(self, changes: int, links: Sequence[Supersession]) -> bool:
         """Replace the links by these, computed when the change counter was `changes`; False
