@@ -11,6 +11,7 @@ __all__ = [
     "DIGIT",
     "LOWER",
     "MARKER_PREFIX",
+    "NAME_PARTS",
     "UPPER",
     "Anchored",
     "Find",
@@ -72,6 +73,8 @@ class Rule:
 DIGIT = re.compile(r"[0-9]")
 UPPER = re.compile(r"[A-Z]")
 LOWER = re.compile(r"[a-z]")
+# The parts of an identifier: words in any case (split at camelCase) and short numbers.
+NAME_PARTS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 
 
 def low_diversity(value: str) -> bool:

@@ -26,6 +26,7 @@ from indexer.text.redact_rules_base import (
     DIGIT,
     LOWER,
     MARKER_PREFIX,
+    NAME_PARTS,
     UPPER,
     Anchored,
     Rule,
@@ -70,7 +71,6 @@ _META_WORDS = frozenset([
     "user", "username", "login", "email", "created", "updated", "step", "form", "page",
     "route", "handler", "class", "module", "vault", "helper", "command", "cmd",
 ])
-_NAME_PARTS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 # The last words of a name, run together, that name a secret where the words alone do not:
 # WeCom's corpsecret, Agora's app certificate (appCertificate, app-certificate), WeChat Pay's
 # API v3 key (api-v3-key, apiv3key, API_V3_KEY), appsecret.
@@ -80,7 +80,7 @@ _RUN_TOGETHER = re.compile(
 
 
 def _name_words(name: str) -> list[str]:
-    return [w.lower() for w in _NAME_PARTS.findall(name)]
+    return [w.lower() for w in NAME_PARTS.findall(name)]
 
 
 @lru_cache(maxsize=4096)

@@ -13,7 +13,15 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from indexer.text.redact_rules_base import DIGIT, LOWER, UPPER, Rule, Token, low_diversity
+from indexer.text.redact_rules_base import (
+    DIGIT,
+    LOWER,
+    NAME_PARTS,
+    UPPER,
+    Rule,
+    Token,
+    low_diversity,
+)
 from indexer.text.redact_rules_base import random_body as _random_body
 from indexer.text.redact_rules_base import token_re as _tok
 from indexer.text.redact_rules_base import word as _word
@@ -23,7 +31,6 @@ __all__ = ["LOGIN_RULES"]
 _B62 = "A-Za-z0-9"
 _END = r"(?![A-Za-z0-9_-])"
 _HEX_LETTER = re.compile("[a-f]")
-_NAME_PARTS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 
 
 def _generated(v: str) -> bool:
@@ -31,7 +38,7 @@ def _generated(v: str) -> bool:
     under 3), those of a camelCase name long (parseHTTP2ResponseWithBody: 4.3)."""
     if low_diversity(v) or not (DIGIT.search(v) and UPPER.search(v) and LOWER.search(v)):
         return False
-    parts = _NAME_PARTS.findall(v)
+    parts = NAME_PARTS.findall(v)
     return len("".join(parts)) / len(parts) < 3
 
 

@@ -17,7 +17,15 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from indexer.text.redact_rules_base import DIGIT, LOWER, MARKER_PREFIX, UPPER, Rule, label
+from indexer.text.redact_rules_base import (
+    DIGIT,
+    LOWER,
+    MARKER_PREFIX,
+    NAME_PARTS,
+    UPPER,
+    Rule,
+    label,
+)
 from indexer.text.redact_rules_kv import entropy
 from indexer.text.redact_rules_public import public_key
 
@@ -74,8 +82,6 @@ _NOT_A_SECRET = re.compile(
     re.DOTALL)
 _HEX = re.compile(r"[0-9a-fA-F]+")
 _FILE_NAME = re.compile(r"\.[a-z]{2,4}$")  # photo_8f3a2c.png
-# The parts of an identifier: words in any case (split at camelCase) and short numbers.
-_NAME_PARTS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 _WORDY = 3.5  # mean part length of names (PBKDF2PasswordHasher: 5); random runs' is under 2
 _SEPARATORS = re.compile(r"[-_./+=~]")
 _WORD_SEGMENT = re.compile(r"[a-z]+|[A-Z][a-z]+|[A-Z]+|[0-9]+")
@@ -89,7 +95,7 @@ def high_entropy(run: str) -> str | None:
     structure, too short or too regular."""
     if MARKER_PREFIX[1:-1] in run or _NOT_A_SECRET.fullmatch(run) or _FILE_NAME.search(run):
         return None
-    parts = _NAME_PARTS.findall(run)
+    parts = NAME_PARTS.findall(run)
     if not parts or len("".join(parts)) / len(parts) >= _WORDY:  # a.b.PasswordHasher, words
         return None
     if all(_WORD_SEGMENT.fullmatch(s) for s in _SEPARATORS.split(run) if s):  # RECALL_S3_TLS

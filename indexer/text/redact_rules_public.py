@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import re
 
+from indexer.text.redact_rules_base import NAME_PARTS
+
 __all__ = ["PUBLIC_ID", "public_key", "public_match", "public_name"]
 
 # Key ids meant to be seen: the value alone says so.
@@ -27,13 +29,12 @@ _REACH = 400  # characters before the value where the opening is looked for
 # end, a blank line.
 _CLOSED = re.compile(r"[;)]|\}[ \t]*\)|\n[ \t]*\n")
 
-_NAME_PARTS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 _SITE_SEARCH = frozenset(["algolia", "docsearch", "typesense", "meilisearch", "meili"])
 
 
 def public_name(name: str) -> bool:
     """A key's name that says it is a site-search service's search(-only) key."""
-    words = [w.lower() for w in _NAME_PARTS.findall(name)]
+    words = [w.lower() for w in NAME_PARTS.findall(name)]
     if "search" not in words:
         return False
     return "only" in words or any(w in _SITE_SEARCH for w in words)
