@@ -11,7 +11,8 @@ the two leaves `stale` set, and the next writer relinks.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -173,22 +174,20 @@ class FactStore(SQLiteStore):
 
     def statements(self) -> list[Statement]:
         """Every statement, oldest first (by session date, session, place in the session)."""
-        return self._snapshot()[1]
-
-    def _snapshot(self) -> tuple[int, list[Statement]]:
-        """The change counter and every statement, read in one transaction."""
-        self._db.execute("BEGIN")  # a read transaction: WAL lets writers go on meanwhile
-        try:
-            return self.changes, self._read_statements()
-        finally:
-            self._db.execute("COMMIT")
-
-    def _read_statements(self) -> list[Statement]:
         import numpy as np
 
-        rows = self._db.execute(_STATEMENTS_IN_ORDER)
-        return [Statement(_DECODE_MEMORY.decode(m), p, np.frombuffer(v, dtype=np.float32))
-                for m, p, v in rows]
+        with self._snapshot():
+            return [Statement(_DECODE_MEMORY.decode(m), p, np.frombuffer(v, dtype=np.float32))
+                    for m, p, v in self._db.execute(_STATEMENTS_IN_ORDER)]
+
+    @contextmanager
+    def _snapshot(self) -> Iterator[None]:
+        """One read transaction: what is read in it is one snapshot (WAL lets writers go on)."""
+        self._db.execute("BEGIN")
+        try:
+            yield
+        finally:
+            self._db.execute("COMMIT")
 
     def memories(self, memory_ids: Collection[str]) -> dict[str, Memory]:
         ids = list(memory_ids)
@@ -219,28 +218,22 @@ class FactStore(SQLiteStore):
         that snapshot; reads only, so it needs no writer lock (Ingestor.index_paths)."""
         import numpy as np
 
-        self._db.execute("BEGIN")  # one snapshot: the counter and the rows it counts
-        try:
+        with self._snapshot():  # the counter and the rows it counts
             changes = self.changes
-            count = self._db.execute("SELECT count(*) FROM statements").fetchone()[0]
+            count, size = self._db.execute(
+                "SELECT count(*), max(length(vector)) FROM statements").fetchone()
             if count < 2:
                 return changes, []
             # the vectors go straight into one matrix: a statement object per row would
             # hold a second copy of them (~0.7 GB at 100k sessions) while links are computed
+            vectors = np.empty((count, size // 4), dtype=np.float32)
             memories: list[Memory] = []
             position: dict[str, int] = {}
-            vectors: np.ndarray | None = None
             for row, (raw, place, blob) in enumerate(self._db.execute(_STATEMENTS_IN_ORDER)):
-                vector = np.frombuffer(blob, dtype=np.float32)
-                if vectors is None:
-                    vectors = np.empty((count, len(vector)), dtype=np.float32)
-                vectors[row] = vector
+                vectors[row] = np.frombuffer(blob, dtype=np.float32)
                 memory = _DECODE_MEMORY.decode(raw)
                 memories.append(memory)
                 position[memory.id] = place
-        finally:
-            self._db.execute("COMMIT")
-        assert vectors is not None
         return changes, link_memories(memories, vectors, position)
 
     def store_links(self, changes: int, links: Sequence[Supersession]) -> bool:
