@@ -13,7 +13,7 @@ import pytest
 
 from indexer import HashEmbedder
 from indexer.ingest.ingestor import Ingestor
-from indexer.memories.rise import RiseRows, relative_similarity
+from indexer.memories.rise import RiseRows, RiseStats, relative_similarity
 from indexer.stores.facts import FactStore
 from indexer.stores.lock import WriterLock
 
@@ -45,12 +45,21 @@ def test_the_rise_is_the_one_computed_from_every_pair() -> None:
     mean, spread = others.mean(axis=1), others.std(axis=1)
     expected = ((sims - mean[:, None]) / spread[:, None]
                 + (sims - mean[None, :]) / spread[None, :]) / 2
-    rise = RiseRows(vectors)
+    stats = RiseStats(16)
+    for start in range(0, n, 70):  # in parts, as linking reads them
+        stats.add(vectors[start:start + 70])
+    rise = RiseRows(vectors, *stats.of(vectors))
     np.testing.assert_allclose(rise.mean, mean, atol=1e-6)
     np.testing.assert_allclose(rise.spread, spread, atol=1e-6)
     np.testing.assert_allclose(relative_similarity(vectors), expected, atol=1e-4)
     np.testing.assert_allclose(rise.rows_at([5, 40, 299], 100), expected[[5, 40, 299], :100],
                                atol=1e-4)
+    picked = np.array([3, 17, 250])  # against some columns only
+    np.testing.assert_allclose(rise.rows_at([5, 40], picked), expected[np.ix_(np.array([5, 40]), picked)],
+                               atol=1e-4)
+    # memories held elsewhere (their vectors and statistics) against these columns
+    np.testing.assert_array_equal(rise.against(vectors[[5]], rise.mean[[5]], rise.spread[[5]], 100),
+                                  rise.rows_at([5], 100))
 
 
 def test_a_tie_at_a_rule_s_rise_does_not_depend_on_float_error() -> None:
@@ -66,9 +75,9 @@ def test_a_tie_at_a_rule_s_rise_does_not_depend_on_float_error() -> None:
 
 
 def test_a_block_of_rows_stays_small_however_many_statements() -> None:
-    assert RiseRows(np.eye(4, dtype=np.float32)).block == RiseRows.BLOCK
-    many = RiseRows(np.ones((2_000_000, 2), dtype=np.float32))
-    assert many.block >= 1 and many.block * 2_000_000 <= RiseRows.CELLS
+    rise = RiseRows(np.eye(4, dtype=np.float32), np.zeros(4), np.ones(4))
+    assert rise.block_for(4) == RiseRows.BLOCK
+    assert rise.block_for(2_000_000) >= 1 and rise.block_for(2_000_000) * 2_000_000 <= RiseRows.CELLS
 
 
 def test_links_computed_before_the_statements_changed_are_not_stored(tmp_path: Path) -> None:

@@ -46,7 +46,8 @@ from indexer.text.analysis import STOP_WORDS, analyze
 from models import Memory
 
 __all__ = ["ISO_DATE", "LINKED_KINDS", "LINKED_TYPES", "SHOWN", "Statement", "Supersession",
-           "change_reason", "changed_types", "explicit_cue", "supersedes"]
+           "change_reason", "changed_types", "explicit_cue", "is_negated",
+           "least_rise", "supersedes"]
 
 # the memories whose value can change: decisions, constraints, preferences, facts with a value
 LINKED_TYPES = frozenset({"project", "user", "reference"})
@@ -67,7 +68,6 @@ NAMED_OLD_RISE = 1.0
 # subject's history, never shown
 RISE_SLACK = 1.0
 UNSURE, SHORT_RISE = 0.6, 0.2
-MIN_RISE = min(SAME_SUBJECT_RISE, IMPLICIT_RISE, CERTAIN_SUBJECT_RISE, NAMED_OLD_RISE) - RISE_SLACK
 # how sure a link is, by its strongest evidence: the later statement names the earlier one's
 # value (or day) as replaced; says in words that it replaces a value of one subject; sets one
 # named setting anew; says so of a subject they share few words about; or only gives a new value
@@ -129,19 +129,41 @@ class Statement:
     typed: frozenset[tuple[str, str]] = frozenset()
     old: frozenset[tuple[str, str]] = frozenset()  # values it says it replaces
     steady: bool = False  # says a value stays as it was ("still", "不变")
-
-    @property
-    def new(self) -> frozenset[tuple[str, str]]:
-        """Its values but the ones it says it replaces."""
-        gone = bare_values(self.old)
-        return frozenset(v for v in self.typed if not bare_values(frozenset([v])) & gone)
+    new: frozenset[tuple[str, str]] = frozenset()  # its values but the ones it says it replaces
+    names: frozenset[str] = frozenset()  # of projects or people
+    settings: frozenset[str] = frozenset()  # the named settings it gives ("key:ios")
 
     @classmethod
-    def of(cls, memory: Memory) -> Statement:
+    def of(cls, memory: Memory, typed: frozenset[tuple[str, str]] | None = None) -> Statement:
+        """`typed`: its typed values when already read."""
         text = memory.text
+        typed = typed_values(text) if typed is None else typed
+        old = named_old_values(text)
+        gone = bare_values(old)
+        new = frozenset(v for v in typed if not bare_values(frozenset([v])) & gone)
         return cls(memory, frozenset(_subject_words(text)), statement_values(text),
-                   bool(_NEGATION.search(text)), explicit_cue(text), typed_values(text),
-                   named_old_values(text), bool(_SAME_CUE.search(text)))
+                   is_negated(text), explicit_cue(text), typed, old,
+                   bool(_SAME_CUE.search(text)), new,
+                   frozenset(memory.entities.get("names", ())),
+                   frozenset(k for k, _ in typed if k.startswith("key:")))
+
+
+def is_negated(text: str) -> bool:
+    """Whether a statement says no to something (banned, not, 禁止): reversed by a yes."""
+    return bool(_NEGATION.search(text))
+
+
+def least_rise(later: Statement) -> float:
+    """The least rise at which `later` replaces anything (but by naming the day of the other,
+    which needs none): the least _needed_rise can ask of it, less the slack an unsure link
+    has. Pairs below it are left out before `supersedes` weighs them."""
+    if any(kind != "number" for kind, _ in later.old):
+        needed = NAMED_OLD_RISE
+    elif later.old or later.cue or any(kind.startswith("key:") for kind, _ in later.new):
+        needed = SAME_SUBJECT_RISE
+    else:
+        needed = IMPLICIT_RISE
+    return min(needed, CERTAIN_SUBJECT_RISE) - RISE_SLACK
 
 
 def _by_type(values: frozenset[tuple[str, str]]) -> dict[str, set[str]]:
@@ -167,13 +189,9 @@ def changed_types(later: Statement, earlier: Statement) -> list[str]:
 def _scope_differs(later: Statement, earlier: Statement) -> bool:
     """Names of projects or people, or named settings ("iOS" vs "watchOS"), on both sides and
     none in common: another project's, person's or setting's value."""
-    names_a = set(later.memory.entities.get("names", ()))
-    names_b = set(earlier.memory.entities.get("names", ()))
-    if names_a and names_b and not names_a & names_b:
+    if later.names and earlier.names and not later.names & earlier.names:
         return True
-    keys_a = {k for k, _ in later.typed if k.startswith("key:")}
-    keys_b = {k for k, _ in earlier.typed if k.startswith("key:")}
-    return bool(keys_a and keys_b and not keys_a & keys_b)
+    return bool(later.settings and earlier.settings and not later.settings & earlier.settings)
 
 
 def _needed_rise(later: Statement, earlier: Statement, kinds: list[str], alike: bool) -> float:
@@ -194,13 +212,12 @@ def supersedes(later: Statement, earlier: Statement, relative: float) -> Superse
     """Whether `later` replaces `earlier` (said before it), and why. `relative` is how far
     their embeddings' cosine rises above what each memory scores against all the others, in
     standard deviations: e5 scores unrelated statements high, so only the rise says much."""
-    if _scope_differs(later, earlier):
-        return None
-    named_values = bare_values(later.old) & bare_values(earlier.typed)
-    if later.old and not named_values:
-        return None  # it names the value it replaces, and that is not this one's
     if later.new <= earlier.typed:
         return None  # nothing new: the same values again
+    if _scope_differs(later, earlier):
+        return None
+    if later.old and not bare_values(later.old) & bare_values(earlier.typed):
+        return None  # it names the value it replaces, and that is not this one's
     shared = later.words & earlier.words
     overlap = len(shared) / max(1, min(len(later.words), len(earlier.words)))
     alike = overlap >= SAME_SUBJECT_OVERLAP and len(shared) >= 2

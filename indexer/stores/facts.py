@@ -18,13 +18,15 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
-from indexer.memories.linking import link_memories
+from indexer.memories.linking import link_statements
 from indexer.memories.supersession import LINKED_KINDS, LINKED_TYPES, Supersession
 from indexer.stores.layout import DataDir
 from indexer.stores.sqlite import SQLiteStore, transaction
 from models import Memory, Session
 
 if TYPE_CHECKING:  # numpy is loaded by the writer, not by a search that reads the links
+    import sqlite3
+
     import numpy as np
 
 __all__ = ["FactStore", "Statement", "is_linked", "statements_of"]
@@ -50,8 +52,7 @@ CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
 _CHUNK = 500  # SQLite host parameters per statement stay well under its limit
 _DECODE_MEMORY = msgspec.json.Decoder(Memory)
-_STATEMENTS_IN_ORDER = ("SELECT memory, position, vector FROM statements "
-                        "ORDER BY session_date, session_id, position, memory_id")
+_STATEMENTS_ORDER = "ORDER BY session_date, session_id, position, memory_id"
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,7 +179,8 @@ class FactStore(SQLiteStore):
 
         with self._snapshot():
             return [Statement(_DECODE_MEMORY.decode(m), p, np.frombuffer(v, dtype=np.float32))
-                    for m, p, v in self._db.execute(_STATEMENTS_IN_ORDER)]
+                    for m, p, v in self._db.execute(
+                        "SELECT memory, position, vector FROM statements " + _STATEMENTS_ORDER)]
 
     @contextmanager
     def _snapshot(self) -> Iterator[None]:
@@ -216,25 +218,8 @@ class FactStore(SQLiteStore):
     def compute_links(self) -> tuple[int, list[Supersession]]:
         """Every link, computed from a snapshot of the statements, with the change counter of
         that snapshot; reads only, so it needs no writer lock (Ingestor.index_paths)."""
-        import numpy as np
-
         with self._snapshot():  # the counter and the rows it counts
-            changes = self.changes
-            count, size = self._db.execute(
-                "SELECT count(*), max(length(vector)) FROM statements").fetchone()
-            if count < 2:
-                return changes, []
-            # the vectors go straight into one matrix: a statement object per row would
-            # hold a second copy of them (~0.7 GB at 100k sessions) while links are computed
-            vectors = np.empty((count, size // 4), dtype=np.float32)
-            memories: list[Memory] = []
-            position: dict[str, int] = {}
-            for row, (raw, place, blob) in enumerate(self._db.execute(_STATEMENTS_IN_ORDER)):
-                vectors[row] = np.frombuffer(blob, dtype=np.float32)
-                memory = _DECODE_MEMORY.decode(raw)
-                memories.append(memory)
-                position[memory.id] = place
-        return changes, link_memories(memories, vectors, position)
+            return self.changes, link_statements(_StoredRows(self._db))
 
     def store_links(self, changes: int, links: Sequence[Supersession]) -> bool:
         """Replace the links by these, computed when the change counter was `changes`; False
@@ -252,3 +237,49 @@ class FactStore(SQLiteStore):
         return [Supersession(*row) for row in self._db.execute(
             "SELECT later, earlier, confidence, reason FROM links ORDER BY earlier")]
 
+
+class _StoredRows:
+    """The statements of the store as linking reads them (indexer/memories/linking.py,
+    StatementRows): in order once, remembering each one's row, then by row."""
+
+    PART = 4_096  # vectors read at a time in the second pass
+
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self._db = db
+        self._rowids: list[int] = []  # by number
+
+    def in_order(self) -> Iterator[tuple[Memory, int, np.ndarray]]:
+        import numpy as np
+
+        self._rowids = []
+        for rowid, raw, place, blob in self._db.execute(
+                "SELECT rowid, memory, position, vector FROM statements "
+                + _STATEMENTS_ORDER):
+            self._rowids.append(rowid)
+            yield _DECODE_MEMORY.decode(raw), place, np.frombuffer(blob, dtype=np.float32)
+
+    def vector_parts(self) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        """In the table's own order (no sort): each row's number found among the rows read."""
+        import numpy as np
+
+        rowids = np.asarray(self._rowids, dtype=np.int64)
+        by_rowid = np.argsort(rowids)
+        ordered = rowids[by_rowid]
+        cursor = self._db.execute("SELECT rowid, vector FROM statements ORDER BY rowid")
+        while part := cursor.fetchmany(self.PART):
+            ids = np.fromiter((rowid for rowid, _ in part), dtype=np.int64, count=len(part))
+            vectors = np.frombuffer(b"".join(blob for _, blob in part), dtype=np.float32)
+            yield by_rowid[np.searchsorted(ordered, ids)], vectors.reshape(len(part), -1)
+
+    def memories(self, numbers: list[int]) -> dict[int, tuple[Memory, int]]:
+        number_of = {self._rowids[n]: n for n in numbers}
+        ids = list(number_of)
+        found: dict[int, tuple[Memory, int]] = {}
+        for i in range(0, len(ids), _CHUNK):
+            chunk = ids[i:i + _CHUNK]
+            marks = ",".join("?" * len(chunk))
+            for rowid, raw, place in self._db.execute(
+                    f"SELECT rowid, memory, position FROM statements WHERE rowid IN ({marks})",
+                    chunk):
+                found[number_of[rowid]] = (_DECODE_MEMORY.decode(raw), place)
+        return found
