@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -104,9 +105,14 @@ class Ingestor:
                         gen.vectors.compact(rebuilding=gen.vectors.due_indexes())
                         gen.mark_changed()
                     settle_facts(self.data, state, self.embedder, relink=False)
-                relink_unlocked(self.data, self._lock)
-            if report.indexed:  # a minute or more at 100k sessions: not under the writer lock
-                build_ann_unlocked(self.data, self.embedder, self._lock)
+                # The ANN build (minutes at 100k sessions, mostly Lance's own threads) and the
+                # relink (mostly Python) run side by side, neither under the writer lock.
+                with ThreadPoolExecutor(1, thread_name_prefix="ann-build") as beside:
+                    ann = (beside.submit(build_ann_unlocked, self.data, self.embedder, self._lock)
+                           if report.indexed else None)
+                    relink_unlocked(self.data, self._lock)
+                    if ann is not None:
+                        ann.result()
         finally:
             reading.close()
         report.seconds = time.monotonic() - started
