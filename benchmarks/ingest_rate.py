@@ -49,6 +49,9 @@ def _cpu_s() -> float:
 def child(args: argparse.Namespace) -> dict[str, Any]:
     """The ingest, in its own process (its peak RSS is the ingest's), from args.root."""
     sys.path.insert(0, str(args.root))
+    from api.http.allocator import limit_arenas
+
+    limit_arenas()  # first, as every `recall` command does (api/cli/main.py)
     from indexer.embedding.embedders import load_embedder
     from indexer.ingest import write
     from indexer.ingest.ingestor import Ingestor

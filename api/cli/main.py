@@ -28,6 +28,7 @@ from api.cli import (
     writes,
 )
 from api.cli.output import Run
+from api.http.allocator import limit_arenas
 from api.settings import Settings
 from indexer.stores.faults import explain_fault
 from models import RecallError
@@ -69,6 +70,9 @@ class RecallGroup(click.Group):
 @click.pass_context
 def cli(ctx: click.Context, home: str | None, embedder: str | None, verbose: bool) -> None:
     """Search your archived conversations with AI assistants, in English and Chinese."""
+    # before any command starts its threads: an import's Lance and Tantivy threads otherwise
+    # keep freed memory in up to 16 arenas (api/http/allocator.py; 971 -> 713 MB peak at 10k)
+    limit_arenas()
     _log_to_stderr(ctx, logging.INFO if verbose else logging.WARNING)
     ctx.obj = Run(Settings.from_env(home=home, embedder=embedder))
 

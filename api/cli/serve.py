@@ -40,11 +40,7 @@ def serve(service: RecallService, host: str, port: int, insecure: bool, follow: 
 
     With RECALL_STORE set, it also publishes what its writes change; with --from, it follows
     another writer's publishes instead and refuses writes (docs/scale-out.md)."""
-    from api.http.allocator import limit_arenas
-
-    # first, before the server's threads start: why in api/http/allocator.py
-    limit_arenas()
-    import uvicorn  # only this command needs the server
+    import uvicorn  # only this command needs the server (malloc's arenas: api/cli/main.py)
 
     from api.http import create_app
     from api.http.auth import auth_required
