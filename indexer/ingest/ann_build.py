@@ -14,39 +14,58 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from contextlib import AbstractContextManager
+from dataclasses import dataclass
 
 from indexer.embedding.embedders import Embedder
 from indexer.ingest.generations import open_generation
+from indexer.stores.generation import Generation
 from indexer.stores.layout import DataDir
 from indexer.stores.vector_build import AnnBuild
 
-__all__ = ["build_ann_unlocked"]
+__all__ = ["PendingAnnBuild", "start_ann_build"]
 
 log = logging.getLogger(__name__)
 
 Lock = Callable[[], AbstractContextManager[object]]
 
 
-def build_ann_unlocked(data: DataDir, embedder: Embedder, lock: Lock) -> list[str]:
-    """Train the ANN indexes the live generation's tables are due for (VectorIndex.due_indexes),
-    holding the writer lock only to start; the tables built."""
+@dataclass
+class PendingAnnBuild:
+    """An ANN build started under the writer lock (the tables due, AnnBuild held), to be run
+    without it."""
+
+    gen: Generation
+    due: list[str]
+    build: AnnBuild
+    lock: Lock
+
+    def run(self) -> list[str]:
+        """Train the due tables' indexes; the tables built."""
+        try:
+            with self.build:
+                try:
+                    self.gen.vectors.build(self.due)
+                except RuntimeError as exc:  # Lance's commit conflict, or a build that failed
+                    log.warning("ANN build without the writer lock failed (%s); building under it",
+                                exc)
+                    with self.lock():
+                        self.gen.vectors.build(self.due)
+            self.gen.mark_changed()  # searchers reopen the tables: the new index is theirs
+        finally:
+            self.gen.close()
+        return self.due
+
+
+def start_ann_build(data: DataDir, embedder: Embedder, lock: Lock) -> PendingAnnBuild | None:
+    """Under the writer lock, briefly: the tables the live generation's tables are due for
+    (VectorIndex.due_indexes), with AnnBuild taken; None when nothing is due or another import
+    is building them."""
     with lock():
         gen = open_generation(data, embedder)
         due = gen.vectors.due_indexes()
         build = AnnBuild(gen.vectors.path)
-        if not due or not build.take():  # nothing to build, or another import is building it
+        if not due or not build.take():
             gen.close()
-            return []
-    try:
-        with build:
-            try:
-                gen.vectors.build(due)
-            except RuntimeError as exc:  # Lance's commit conflict, or a build that failed
-                log.warning("ANN build without the writer lock failed (%s); building under it",
-                            exc)
-                with lock():
-                    gen.vectors.build(due)
-        gen.mark_changed()  # searchers reopen the tables: the new index is theirs
-    finally:
-        gen.close()
-    return due
+            return None
+    return PendingAnnBuild(gen, due, build, lock)
+

@@ -13,7 +13,7 @@ from typing import Any
 from indexer.embedding.embedders import Embedder
 from indexer.formats import ImportOptions
 from indexer.formats.sources import discover
-from indexer.ingest.ann_build import build_ann_unlocked
+from indexer.ingest.ann_build import start_ann_build
 from indexer.ingest.batches import still_to_write
 from indexer.ingest.compute import BatchComputer, LocalComputer
 from indexer.ingest.delete import delete_session, delete_unchanged
@@ -106,10 +106,12 @@ class Ingestor:
                         gen.mark_changed()
                     settle_facts(self.data, state, self.embedder, relink=False)
                 # The ANN build (minutes at 100k sessions, mostly Lance's own threads) and the
-                # relink (mostly Python) run side by side, neither under the writer lock.
-                with ThreadPoolExecutor(1, thread_name_prefix="ann-build") as beside:
-                    ann = (beside.submit(build_ann_unlocked, self.data, self.embedder, self._lock)
+                # relink (mostly Python) run side by side, neither under the writer lock: the
+                # build takes it only to start, before the relink does.
+                pending = (start_ann_build(self.data, self.embedder, self._lock)
                            if report.indexed else None)
+                with ThreadPoolExecutor(1, thread_name_prefix="ann-build") as beside:
+                    ann = beside.submit(pending.run) if pending is not None else None
                     relink_unlocked(self.data, self._lock)
                     if ann is not None:
                         ann.result()
