@@ -3,8 +3,8 @@
 glibc gives each thread that finds the arenas busy an arena of its own, up to eight per core,
 and keeps what is freed in an arena for that arena. Every `recall` command caps them first
 (api/cli/main.py): an import's Lance and Tantivy threads held 971 MB at peak over 10k sessions
-with glibc's default, 713 MB with two arenas, at the same speed. `recall serve` runs dozens of threads
-(uvicorn's worker pool, Lance's and LanceDB's runtimes, onnxruntime), so the short-lived
+with glibc's default, 713 MB with two arenas, at the same speed. `recall serve` runs dozens of
+threads (uvicorn's worker pool, Lance's and LanceDB's runtimes, onnxruntime), so the short-lived
 buffers of searches and appends spread over 16 arenas on 2 cores, each keeping its own free,
 fragmented memory: appends and searches on a LanceDB table from 8 threads ended with 270 MB
 taken from the system, 223 MB of it free; with two arenas, 47 MB and 20 MB
