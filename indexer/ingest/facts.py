@@ -42,8 +42,8 @@ def relink_unlocked(data: DataDir, lock: Callable[[], AbstractContextManager[obj
                     tries: int = 3) -> None:
     """An import's last step: the links computed from every statement without the writer lock
     (the relink is quadratic in the statements that give values: over a minute at 100k
-    sessions, which a live append must not wait for), and stored under `lock` if no writer changed the statements meanwhile;
-    else computed again, the last time under the lock."""
+    sessions, which a live append must not wait for), and stored under `lock` if no writer
+    changed the statements meanwhile; else computed again, the last time under the lock."""
     for _ in range(tries):
         with FactStore(data) as facts:
             if not facts.stale:
