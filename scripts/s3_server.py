@@ -68,8 +68,10 @@ osd crush chooseleaf type = 0
 mon allow pool size one = true
 mon warn on pool no redundancy = false
 mon max pg per osd = 1000
-# warn only when the disk is nearly full (the default 30% free is rare on a dev machine)
-mon data avail warn = 5
+# a throwaway mon holds a few MB: the defaults (warn under 30% free, refuse to start under 5%)
+# guard a production cluster's disk, and would fail the tests on a well-used dev or CI machine
+mon data avail warn = 1
+mon data avail crit = 0
 # the mon batches map changes for 1 s by default; radosgw's first start creates its pools one
 # change after another, so this takes the start from ~12 s to ~2 s
 paxos propose interval = 0.1
@@ -147,8 +149,19 @@ def run(root: Path, *command: str, output: IO[str] | int = subprocess.PIPE
 def start_daemon(root: Path, name: str, *command: str) -> None:
     """Start a daemon that forks into the background. Its stdout and stderr go to a file, not a
     pipe: the daemon would hold a pipe open, and whoever reads it would wait for ever."""
-    with (root / "log" / f"{name}.out").open("w") as sink:
-        run(root, *command, output=sink)
+    try:
+        with (root / "log" / f"{name}.out").open("w") as sink:
+            run(root, *command, output=sink)
+    except StartError as error:  # the daemon's own words say why (a full disk, a port taken)
+        said = last_error(root / "log" / f"{name}.log")
+        raise StartError(f"{error}; it said: {said}" if said else str(error)) from None
+
+
+def last_error(log: Path) -> str:
+    """The last error-level line (" -1 ") of a Ceph daemon's log, without its time stamp."""
+    lines = log.read_text(errors="replace").splitlines() if log.exists() else []
+    errors = [line.split(" -1 ", 1)[1] for line in lines if " -1 " in line]
+    return errors[-1].strip() if errors else ""
 
 
 def start_mon(root: Path, fsid: str, mon_host: str) -> None:
