@@ -22,6 +22,7 @@ from indexer.embedding.e5.install import build_atomically
 from indexer.embedding.e5.onnx_graph import (
     OPSET,
     QUANTIZATION,
+    fuse_attention,
     optimize,
     quantize_int8,
 )
@@ -81,13 +82,14 @@ def _build_into(folder: Path, model_dir: Path, quantize: bool, report: Progress)
     report("exporting to ONNX (fp32), in a separate process")
     traced = trace_in_child(model_dir, stage)
     dim = traced.dim
+    graph, attention = _fused(model_dir, stage, report)
     ids = write_sentencepiece(model_dir / "tokenizer.json", folder / TOKENIZER_NAME)
     _write_json(folder / CONFIG_NAME, {**traced.config(), "tokenizer": ids})
     fell_back: str | None = None
     parity: dict[str, float | int] = {}
     if quantize:
         report(f"quantizing: {QUANTIZATION}")
-        quantize_int8(stage / "fp32.onnx", stage / "int8-standin.onnx")
+        quantize_int8(graph, stage / "int8-standin.onnx")
         attach_quantized_table(stage / "int8-standin.onnx", stage / TABLE_FILE, dim,
                                stage / "int8.onnx")
         report("optimizing the int8 graph")
@@ -101,7 +103,7 @@ def _build_into(folder: Path, model_dir: Path, quantize: bool, report: Progress)
     if not quantize or fell_back:
         for stale in (MODEL_NAME, WEIGHTS_NAME):
             (folder / stale).unlink(missing_ok=True)
-        attach_fp32_table(stage / "fp32.onnx", stage / TABLE_FILE, dim, stage / "fp32-full.onnx")
+        attach_fp32_table(graph, stage / TABLE_FILE, dim, stage / "fp32-full.onnx")
         optimize(stage / "fp32-full.onnx", folder / MODEL_NAME, WEIGHTS_NAME)
         parity = _parity(folder, traced.reference)
         report(f"fp32 parity: min cosine {parity['min']:.5f}, mean {parity['mean']:.5f}")
@@ -117,6 +119,7 @@ def _build_into(folder: Path, model_dir: Path, quantize: bool, report: Progress)
         "quantization": "fp32" if not quantize or fell_back else QUANTIZATION,
         "fp32_because": fell_back,
         "graph": f"opset {OPSET}, optimized by onnxruntime (ORT_ENABLE_EXTENDED)",
+        "attention": attention,
         "weights_sha256": sha256_file(folder / WEIGHTS_NAME),
         "weights_bytes": (folder / WEIGHTS_NAME).stat().st_size,
         "parity": parity,
@@ -125,6 +128,22 @@ def _build_into(folder: Path, model_dir: Path, quantize: bool, report: Progress)
            for name in ("onnxruntime", "onnx", "torch", "transformers", "sentencepiece")},
         "build_seconds": round(time.monotonic() - started, 1),
     })
+
+
+def _fused(model_dir: Path, stage: Path, report: Progress) -> tuple[Path, str]:
+    """The traced graph with each layer's attention fused into one node, or the traced graph
+    itself if the fusion did not find every layer's (a new exporter may trace another pattern):
+    both are the same model, the fused one is faster."""
+    config = json.loads((model_dir / "config.json").read_text(encoding="utf-8"))
+    layers = int(config["num_hidden_layers"])
+    fused = fuse_attention(stage / "fp32.onnx", stage / "fused.onnx",
+                           heads=int(config["num_attention_heads"]),
+                           hidden=int(config["hidden_size"]))
+    if fused == layers:
+        report(f"fused the attention of {layers} layers")
+        return stage / "fused.onnx", f"fused ({layers} layers)"
+    report(f"attention fused in {fused} of {layers} layers: keeping the traced graph")
+    return stage / "fp32.onnx", f"not fused (the fusion found {fused} of {layers} layers)"
 
 
 def _parity(folder: Path, reference: dict[str, np.ndarray]) -> dict[str, float | int]:
