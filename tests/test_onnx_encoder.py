@@ -55,9 +55,9 @@ def test_the_build_records_its_parity_and_is_current(e5_dir: Path, e5_onnx_dir: 
         "model.onnx", "model.onnx.data", "tokenizer.model", "encoder.json", ONNX_MARKER_NAME}
 
 
-def test_each_layers_attention_runs_as_one_int8_node(e5_onnx_dir: Path) -> None:
-    """The fused graph is what makes a short query fast: one node per layer's attention, its
-    projections in int8, and a few node kinds in all (591 nodes unfused, 122 fused)."""
+def test_every_projection_runs_in_int8_and_each_attention_as_one_node(e5_onnx_dir: Path) -> None:
+    """What makes a short query fast: one node per layer's attention (591 nodes unfused, 230
+    fused) and no fp32 MatMul left, the FFN outputs quantized per token (onnx_rows.py)."""
     import onnx
 
     graph = onnx.load(str(e5_onnx_dir / "model.onnx"), load_external_data=False).graph
@@ -65,7 +65,8 @@ def test_each_layers_attention_runs_as_one_int8_node(e5_onnx_dir: Path) -> None:
     marker = read_marker(e5_onnx_dir, ONNX_MARKER_NAME)
     assert marker is not None and marker["attention"] == "fused (12 layers)"
     assert kinds.count("QAttention") == 12 and "Softmax" not in kinds
-    assert len(kinds) < 200
+    assert kinds.count("MatMulIntegerToFloat") == 12 and "MatMul" not in kinds
+    assert len(kinds) < 300
 
 
 def test_a_second_build_is_a_no_op(e5_dir: Path, e5_onnx_dir: Path) -> None:

@@ -27,6 +27,7 @@ from indexer.embedding.e5.onnx_graph import (
     quantize_int8,
 )
 from indexer.embedding.e5.onnx_parity import BUILD_TEXTS, MIN_COSINE, cosines, summary
+from indexer.embedding.e5.onnx_rows import quantize_ffn_outputs_per_row
 from indexer.embedding.e5.onnx_table import attach_fp32_table, attach_quantized_table
 from indexer.embedding.e5.onnx_tokenizer import write_sentencepiece
 from indexer.embedding.e5.onnx_trace import TABLE_FILE, trace_in_child
@@ -89,7 +90,8 @@ def _build_into(folder: Path, model_dir: Path, quantize: bool, report: Progress)
     parity: dict[str, float | int] = {}
     if quantize:
         report(f"quantizing: {QUANTIZATION}")
-        quantize_int8(graph, stage / "int8-standin.onnx")
+        quantize_ffn_outputs_per_row(graph, stage / "rows.onnx")
+        quantize_int8(stage / "rows.onnx", stage / "int8-standin.onnx")
         attach_quantized_table(stage / "int8-standin.onnx", stage / TABLE_FILE, dim,
                                stage / "int8.onnx")
         report("optimizing the int8 graph")

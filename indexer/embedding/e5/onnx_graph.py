@@ -4,14 +4,11 @@ node, quantize to int8, optimize once."""
 from __future__ import annotations
 
 import logging
-import re
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
-
-from indexer.embedding.e5.blob import E5BuildError
 
 if TYPE_CHECKING:
     from sentence_transformers import SentenceTransformer
@@ -19,10 +16,8 @@ if TYPE_CHECKING:
 __all__ = ["OPSET", "QUANTIZATION", "export_fp32", "fuse_attention", "optimize", "quantize_int8"]
 
 OPSET = 17
-QUANTIZATION = "int8 dynamic (MatMul, Attention, Gather; FFN output projections kept fp32)"
-# The second Linear of each layer's feed-forward block sees outlier activations: int8 there
-# costs most of the fidelity (min cosine 0.988 with it, >= 0.995 without), so it stays fp32.
-_FFN_OUTPUT = re.compile(r"/encoder/layer\.\d+/output/dense/MatMul$")
+QUANTIZATION = ("int8 dynamic (MatMul, Attention, Gather); FFN output projections int8 with "
+                "a scale per token")
 
 
 def export_fp32(st: SentenceTransformer, path: Path) -> None:
@@ -82,20 +77,15 @@ def fuse_attention(src: Path, dst: Path, *, heads: int, hidden: int) -> int:
 
 def quantize_int8(src: Path, dst: Path) -> None:
     """Dynamic int8 weights for the MatMuls, the fused attentions' projections and the
-    embedding tables, except the FFN outputs."""
+    embedding tables (the FFN outputs are int8 already: onnx_rows.py)."""
     import onnx
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
-    graph = onnx.load(str(src), load_external_data=False)
-    keep = [n.name for n in graph.graph.node if n.op_type == "MatMul" and _FFN_OUTPUT.search(n.name)]
-    if not keep:
-        raise E5BuildError("no FFN output projection found in the exported graph")
     with _quiet_root_warnings():
         # the fused graph's com.microsoft nodes have no ONNX shape inference: their outputs
         # are float, as every activation here is
         quantize_dynamic(src, dst, weight_type=QuantType.QInt8,
                          op_types_to_quantize=["MatMul", "Attention", "Gather"],
-                         nodes_to_exclude=keep,
                          extra_options={"DefaultTensorType": onnx.TensorProto.FLOAT})
 
 

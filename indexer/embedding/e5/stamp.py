@@ -18,7 +18,7 @@ MARKER_NAME = "recall-e5.json"
 FORMAT_VERSION = 1
 ONNX_MARKER_NAME = "recall-e5-onnx.json"
 # Bump when the export changes so that old folders are rebuilt.
-ONNX_FORMAT_VERSION = 3  # 3: attention fused into one node per layer
+ONNX_FORMAT_VERSION = 4  # 3: attention fused into one node per layer; 4: FFN outputs int8
 ONNX_WEIGHTS_NAME = "model.onnx.data"  # as in indexer/embedding/onnx_encoder.py
 
 
