@@ -1,11 +1,12 @@
 """The feed-forward output projections in int8 with one activation scale per token.
 
 The second Linear of each layer's feed-forward block is 40 % of a short query's time in fp32.
-onnxruntime's dynamic int8 gives its input one scale for the whole tensor, and a few tokens
-carry activations tens of times larger than the rest, so the others lose their precision:
-held-out passages fell to cosine 0.984 against the fp32 model, under the 0.99 gate. A scale
-per token (row) keeps each token's own range, and the export passes the gate at min 0.9949 on
-held-out passages with these layers in int8.
+onnxruntime's dynamic int8 gives its input one scale for the whole tensor, and in 9 of the 12
+layers the <s> or </s> token's largest activation is 3 to 30 times the other tokens' (median
+over 300 passages), so the other tokens lose their precision: held-out passages fell to cosine
+0.984 against the fp32 model, under the 0.99 gate. A scale
+per token (row) keeps each token's own range: with these layers in int8 the export passes the
+gate, min cosine 0.993 over 8,000 held-out texts.
 
 Each projection Y = X W is rewritten as, per row r of X:
 
