@@ -89,7 +89,6 @@ def test_the_learned_ranker_orders_e5_hybrid_search(e5_service: RecallService) -
 
 @pytest.mark.parametrize(("query", "expected"), [
     ("升级", [UPGRADE_ZH]),
-    ("Which database did we pick for the bookkeeping side project?", [LEDGERLY_ZH]),
     ("which dentist did I book", []),  # the archive holds no answer
 ])
 def test_strict_search_leaves_out_sessions_without_evidence(
@@ -99,6 +98,19 @@ def test_strict_search_leaves_out_sessions_without_evidence(
     assert strict == expected
     shown = _top(e5_service, query, "hybrid")
     assert len(shown) > len(strict) and shown[:1] == (expected[:1] or shown[:1])
+
+
+def test_strict_search_keeps_the_answer_first_and_drops_most_of_the_rest(
+        e5_service: RecallService) -> None:
+    """Not an exact list: the runner-up (a weekly report) sits within 0.2 logit of the keep
+    floor with every build of the encoder (fp32 -3.09, the int8 exports -3.12 and -2.90, the
+    floor -2.94), so which side of it falls on is int8 noise, not ranking."""
+    query = "Which database did we pick for the bookkeeping side project?"
+    strict, shown = ([r.session_id for r in e5_service.search(
+        SearchRequest(query=query, limit=5, strict=is_strict)).results]
+        for is_strict in (True, False))
+    assert strict[:1] == shown[:1] == [LEDGERLY_ZH]
+    assert len(shown) == 5 and len(strict) <= 2
 
 
 def test_strict_ranking_is_also_a_setting(e5_service: RecallService, e5_dir: Path) -> None:
